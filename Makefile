@@ -1,0 +1,47 @@
+# skillrun — run `make help` for the targets.
+
+GO            ?= go
+GOLANGCI_LINT := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+BENCHTIME     ?= 1s
+FUZZTIME      ?= 20s
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## Build the skillrun binary into ./bin.
+	$(GO) build -o bin/skillrun ./cmd/skillrun
+
+.PHONY: test
+test: ## Run the full test suite with the race detector (what CI runs).
+	$(GO) test -race -count=1 ./...
+
+.PHONY: check
+check: ## gofmt, vet, golangci-lint, go mod tidy, deps test, cross-builds; fails on any diff.
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(GOLANGCI_LINT) run ./...
+	$(GO) mod tidy
+	$(GO) test -count=1 -run 'TestDeps' .
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build ./...
+	git diff --exit-code -- go.mod go.sum
+
+.PHONY: bench
+bench: ## Run the benchmarks (each reports ratios against a baseline from the same run).
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME (new crashers land in testdata/fuzz).
+	$(GO) test ./skills -run '^$$' -fuzz '^FuzzParseSkill$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./skills -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./capabilities -run '^$$' -fuzz '^FuzzParsePath$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./capabilities -run '^$$' -fuzz '^FuzzParseHostPattern$$' -fuzztime $(FUZZTIME)
+
+.PHONY: clean
+clean: ## Remove build output.
+	rm -rf bin

@@ -1,0 +1,174 @@
+package skillrun_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/skillrun/skillrun"
+
+// layers says which of the module's own packages each package may import:
+// each layer only the layers below it (DESIGN.md "Layout and dependency
+// direction"). A package is matched by its longest listed prefix.
+var layers = map[string][]string{
+	"cmd":          {"*"},
+	"bench":        {"agent", "host", "runtime", "skills", "capabilities", "internal"},
+	"agent":        {"host", "runtime", "skills", "capabilities", "internal"},
+	"host/mcp":     {"runtime", "host", "skills", "capabilities", "internal"},
+	"runtime":      {"host", "skills", "capabilities", "internal"},
+	"host":         {"skills", "capabilities", "internal"},
+	"skills":       {"capabilities", "internal"},
+	"capabilities": {"internal"},
+	"guest":        {"internal/abi"},
+	"internal":     {"internal"},
+	"examples":     {"guest", "internal/abi"},
+	"":             {"*"}, // the root package (docs and this test)
+}
+
+// forbidden lists imports (by prefix) a layer must never have, whatever
+// the layering allows.
+var forbidden = map[string][]string{
+	"*":       {"testing"}, // no production package imports testing
+	"guest":   {"net", "os/exec"},
+	"runtime": {"net/http"}, // HTTP for guests is a host function behind the net capability
+}
+
+// wazeroOnly are dependencies only package runtime may import.
+var wazeroOnly = []string{"github.com/tetratelabs/wazero", "github.com/extism/go-sdk"}
+
+func TestDeps(t *testing.T) {
+	imports := map[string]map[string]bool{} // package dir -> imports
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if dir == "." {
+			dir = ""
+		}
+		if imports[dir] == nil {
+			imports[dir] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			v, _ := strconv.Unquote(imp.Path.Value)
+			imports[dir][v] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 2 {
+		t.Fatalf("found only %d packages; is the test running at the module root?", len(imports))
+	}
+	dirs := make([]string, 0, len(imports))
+	for d := range imports {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		layer := layerOf(dir)
+		for imp := range imports[dir] {
+			if msg := violation(dir, layer, imp); msg != "" {
+				t.Errorf("%s imports %s: %s", path.Join(module, dir), imp, msg)
+			}
+		}
+	}
+}
+
+func layerOf(dir string) string {
+	best := ""
+	for l := range layers {
+		if l != "" && (dir == l || strings.HasPrefix(dir, l+"/")) && len(l) > len(best) {
+			best = l
+		}
+	}
+	return best
+}
+
+func hasPathPrefix(s, prefix string) bool {
+	return s == prefix || strings.HasPrefix(s, prefix+"/")
+}
+
+func violation(dir, layer, imp string) string {
+	for _, l := range []string{"*", layer} {
+		for _, f := range forbidden[l] {
+			if hasPathPrefix(imp, f) {
+				return "forbidden in this layer"
+			}
+		}
+	}
+	for _, w := range wazeroOnly {
+		if hasPathPrefix(imp, w) && layer != "runtime" {
+			return "only package runtime may import the Wasm engines"
+		}
+	}
+	if !hasPathPrefix(imp, module) {
+		return ""
+	}
+	target := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+	if target == dir {
+		return ""
+	}
+	for _, allowed := range layers[layer] {
+		if allowed == "*" || hasPathPrefix(target, allowed) {
+			// A layer may not reach up into a package that lists it as
+			// allowed below; "host" allows "host/mcp" only for host/mcp.
+			if allowed == "host" && hasPathPrefix(target, "host/mcp") && layer != "host/mcp" && layer != "agent" && layer != "bench" && layer != "cmd" {
+				return "host/mcp is above this layer"
+			}
+			return ""
+		}
+	}
+	return "layer " + strconv.Quote(layer) + " may only import " + strings.Join(layers[layer], ", ")
+}
+
+// TestDepsPolicy checks the checker: each rule must reject what it says.
+func TestDepsPolicy(t *testing.T) {
+	cases := []struct {
+		dir, imp string
+		ok       bool
+	}{
+		{"skills", module + "/capabilities", true},
+		{"capabilities", module + "/skills", false},
+		{"host", module + "/runtime", false},
+		{"runtime", module + "/host", true},
+		{"host", module + "/host/mcp", false},
+		{"agent", module + "/host/mcp", true},
+		{"skills", "github.com/tetratelabs/wazero", false},
+		{"runtime", "github.com/tetratelabs/wazero/api", true},
+		{"runtime", "net/http", false},
+		{"guest", "net", false},
+		{"guest", module + "/internal/abi", true},
+		{"guest", module + "/skills", false},
+		{"skills", "testing", false},
+		{"cmd/skillrun", module + "/bench", true},
+	}
+	for _, c := range cases {
+		got := violation(c.dir, layerOf(c.dir), c.imp) == ""
+		if got != c.ok {
+			t.Errorf("%s importing %s: allowed=%v, want %v", c.dir, c.imp, got, c.ok)
+		}
+	}
+}
