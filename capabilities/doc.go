@@ -1,0 +1,43 @@
+// Package capabilities describes what a skill script may touch: which paths
+// it may read and write, which environment variables, hosts, host tools, MCP
+// tools and other skills it may use, and how much memory, time and output it
+// may spend.
+//
+// Skills come from people the operator does not trust, so nothing is
+// allowed unless it is named twice: once by the skill, which declares the
+// most it asks for (the [capabilities] table of skill.toml, decoded into a
+// [Set]), and once by the operator, who grants some of it (a policy file,
+// CLI flags such as --allow-read=workspace/data, or an interactive prompt).
+// What a script gets is the intersection:
+//
+//	effective = declared ∩ granted
+//
+// Anything outside the effective set is denied, and the denial names the
+// missing grant so the user knows what to add. A skill cannot widen its own
+// grant by declaring more, and an operator cannot hand a script something the
+// skill never asked for: granting "everything" (-A) means everything the skill
+// declared, nothing more.
+//
+// # Words
+//
+// Capabilities are written the same way in skill.toml, in grants and on the
+// command line, so this package owns their text forms:
+//
+//   - [Path]: "skill" (the skill folder, mounted read-only at /skill),
+//     "workspace" (mounted at /workspace), or a sub-path such as
+//     "workspace/data". See [ParsePath].
+//   - [HostPattern]: "api.example.com", "api.example.com:8443",
+//     "*.example.org:443", "[::1]:443", or "*" for any host. See
+//     [ParseHostPattern].
+//   - [Size]: "64MiB", "512KiB", "10MB", or a plain number of bytes.
+//   - [Duration]: "10s", "1m30s", as [time.ParseDuration] reads them.
+//
+// Each type implements [encoding.TextUnmarshaler], so TOML, JSON and flag
+// decoding all reject a malformed value at the place it is written, and
+// [encoding.TextMarshaler], so a decoded value prints back in the same words.
+// Element rules that span a whole list (valid environment variable names, no
+// duplicates, bounded lengths) are checked by [Set.Validate].
+//
+// This package holds plain data: values of its types are safe for concurrent
+// use as long as nobody modifies them.
+package capabilities

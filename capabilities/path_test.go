@@ -1,0 +1,179 @@
+package capabilities
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestParsePath(t *testing.T) {
+	const forms = `write "skill", "workspace", or a sub-path such as "workspace/data"`
+	tests := []struct {
+		in      string
+		want    Path
+		wantErr string // exact error text; "" means success
+	}{
+		{in: "skill", want: Path{Root: RootSkill}},
+		{in: "workspace", want: Path{Root: RootWorkspace}},
+		{in: "workspace/data", want: Path{Root: RootWorkspace, Sub: "data"}},
+		{in: "skill/references", want: Path{Root: RootSkill, Sub: "references"}},
+		{in: "workspace/a/b/c", want: Path{Root: RootWorkspace, Sub: "a/b/c"}},
+		{in: "workspace/.cache", want: Path{Root: RootWorkspace, Sub: ".cache"}},
+		{in: "workspace/a..b", want: Path{Root: RootWorkspace, Sub: "a..b"}},
+		{in: "workspace/données", want: Path{Root: RootWorkspace, Sub: "données"}},
+		// One trailing slash names the same directory and is dropped.
+		{in: "workspace/", want: Path{Root: RootWorkspace}},
+		{in: "workspace/data/", want: Path{Root: RootWorkspace, Sub: "data"}},
+
+		{in: "", wantErr: `invalid path "": empty; ` + forms},
+		{in: "/workspace", wantErr: `invalid path "/workspace": absolute paths are not allowed; ` + forms},
+		{in: "/etc/passwd", wantErr: `invalid path "/etc/passwd": absolute paths are not allowed; ` + forms},
+		{in: "home", wantErr: `invalid path "home": must start with "skill" or "workspace"; ` + forms},
+		{in: "Workspace", wantErr: `invalid path "Workspace": must start with "skill" or "workspace"; ` + forms},
+		{in: "skills", wantErr: `invalid path "skills": must start with "skill" or "workspace"; ` + forms},
+		{in: "workspaces/data", wantErr: `invalid path "workspaces/data": must start with "skill" or "workspace"; ` + forms},
+		{in: "./workspace", wantErr: `invalid path "./workspace": must start with "skill" or "workspace"; ` + forms},
+		{in: "../workspace", wantErr: `invalid path "../workspace": must start with "skill" or "workspace"; ` + forms},
+		{in: "C:/workspace", wantErr: `invalid path "C:/workspace": must start with "skill" or "workspace"; ` + forms},
+		{in: "workspace/..", wantErr: `invalid path "workspace/..": ".." segments are not allowed`},
+		{in: "workspace/../skill", wantErr: `invalid path "workspace/../skill": ".." segments are not allowed`},
+		{in: "workspace/a/../../etc", wantErr: `invalid path "workspace/a/../../etc": ".." segments are not allowed`},
+		{in: "workspace/.", wantErr: `invalid path "workspace/.": "." segments are not allowed`},
+		{in: "workspace/./data", wantErr: `invalid path "workspace/./data": "." segments are not allowed`},
+		{in: "workspace//x", wantErr: `invalid path "workspace//x": empty path segment`},
+		{in: "workspace//", wantErr: `invalid path "workspace//": empty path segment`},
+		{in: "workspace/data//", wantErr: `invalid path "workspace/data//": empty path segment`},
+		{in: `workspace\data`, wantErr: `invalid path "workspace\\data": contains a backslash; use "/" between segments`},
+		{in: "workspace/a\x00b", wantErr: `invalid path "workspace/a\x00b": contains a control character`},
+		{in: "workspace/a\nb", wantErr: `invalid path "workspace/a\nb": contains a control character`},
+		{in: "workspace/\xff", wantErr: `invalid path "workspace/\xff": not valid UTF-8`},
+		{in: "workspace/" + strings.Repeat("a", maxPathLen), wantErr: `invalid path "workspace/` + strings.Repeat("a", maxPathLen) + `": longer than 1024 bytes`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var got Path
+			err := got.UnmarshalText([]byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("UnmarshalText(%q) error = %v, want %q", tt.in, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("UnmarshalText(%q): %v", tt.in, err)
+			}
+			if got != tt.want {
+				t.Errorf("UnmarshalText(%q) = %#v, want %#v", tt.in, got, tt.want)
+			}
+			if err := got.validate(); err != nil {
+				t.Errorf("parsed path %#v does not validate: %v", got, err)
+			}
+		})
+	}
+}
+
+func TestPathString(t *testing.T) {
+	tests := []struct {
+		p         Path
+		text      string
+		guestPath string
+	}{
+		{Path{Root: RootSkill}, "skill", "/skill"},
+		{Path{Root: RootWorkspace}, "workspace", "/workspace"},
+		{Path{Root: RootWorkspace, Sub: "data"}, "workspace/data", "/workspace/data"},
+		{Path{Root: RootSkill, Sub: "references/api"}, "skill/references/api", "/skill/references/api"},
+	}
+	for _, tt := range tests {
+		if got := tt.p.String(); got != tt.text {
+			t.Errorf("%#v.String() = %q, want %q", tt.p, got, tt.text)
+		}
+		if text, err := tt.p.MarshalText(); err != nil || string(text) != tt.text {
+			t.Errorf("%#v.MarshalText() = %q, %v; want %q", tt.p, text, err, tt.text)
+		}
+		if got := tt.p.GuestPath(); got != tt.guestPath {
+			t.Errorf("%#v.GuestPath() = %q, want %q", tt.p, got, tt.guestPath)
+		}
+	}
+	if got, want := Root(0).String(), "Root(0)"; got != want {
+		t.Errorf("Root(0).String() = %q, want %q", got, want)
+	}
+}
+
+func TestPathContains(t *testing.T) {
+	tests := []struct {
+		p, other string
+		want     bool
+	}{
+		{"workspace", "workspace", true},
+		{"workspace", "workspace/data", true},
+		{"workspace", "workspace/data/in", true},
+		{"workspace/data", "workspace/data", true},
+		{"workspace/data", "workspace/data/in", true},
+		{"workspace/data", "workspace/database", false},
+		{"workspace/data", "workspace/dat", false},
+		{"workspace/data", "workspace", false},
+		{"workspace/data/in", "workspace/data", false},
+		{"skill", "workspace", false},
+		{"workspace", "skill", false},
+		{"skill/data", "workspace/data", false},
+		{"skill", "skill/references", true},
+	}
+	for _, tt := range tests {
+		p, other := mustPath(t, tt.p), mustPath(t, tt.other)
+		if got := p.Contains(other); got != tt.want {
+			t.Errorf("%q.Contains(%q) = %v, want %v", tt.p, tt.other, got, tt.want)
+		}
+	}
+}
+
+func TestPathJSON(t *testing.T) {
+	b, err := json.Marshal([]Path{{Root: RootWorkspace, Sub: "data"}, {Root: RootSkill}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `["workspace/data","skill"]`; got != want {
+		t.Errorf("json.Marshal = %s, want %s", got, want)
+	}
+}
+
+func mustPath(t *testing.T, s string) Path {
+	t.Helper()
+	p, err := ParsePath(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// FuzzParsePath checks that a path that parses prints back to text that
+// parses to the same path, and that a parsed path never escapes its root.
+func FuzzParsePath(f *testing.F) {
+	for _, s := range []string{
+		"skill", "workspace", "workspace/data", "skill/references/",
+		"workspace/../x", "workspace//x", "/abs", `a\b`, "workspace/.", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePath(s)
+		if err != nil {
+			return
+		}
+		text := p.String()
+		q, err := ParsePath(text)
+		if err != nil {
+			t.Fatalf("ParsePath(%q) = %#v, but its String %q does not parse: %v", s, p, text, err)
+		}
+		if q != p {
+			t.Fatalf("ParsePath(%q) = %#v, but ParsePath(%q) = %#v", s, p, text, q)
+		}
+		for seg := range strings.SplitSeq(p.Sub, "/") {
+			if seg == ".." || seg == "." || (seg == "" && p.Sub != "") {
+				t.Fatalf("ParsePath(%q) = %#v: bad segment %q", s, p, seg)
+			}
+		}
+		if !p.Contains(p) {
+			t.Fatalf("%#v does not contain itself", p)
+		}
+	})
+}
