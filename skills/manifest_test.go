@@ -1,0 +1,771 @@
+package skills
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillrun/skillrun/capabilities"
+)
+
+func readManifestTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "manifest", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestParseManifestFull decodes the skill.toml example of DESIGN.md
+// ("Contracts users (and tests) rely on") and checks every field.
+func TestParseManifestFull(t *testing.T) {
+	m, ps := ParseManifest(readManifestTestdata(t, "full.toml"), "stats/skill.toml")
+	if len(ps) > 0 {
+		t.Fatalf("problems:\n%v", ps)
+	}
+	want := &Manifest{
+		Version:  1,
+		Triggers: []string{"csv", "statistics"},
+		Capabilities: capabilities.Set{
+			Read:  []capabilities.Path{{Root: capabilities.RootSkill}, {Root: capabilities.RootWorkspace}},
+			Write: []capabilities.Path{{Root: capabilities.RootWorkspace, Sub: "out"}},
+			Env:   []string{"LANG"},
+			Net: []capabilities.HostPattern{
+				{Host: "api.example.com"},
+				{Host: "example.org", Port: 443, Wildcard: true},
+			},
+			Tools:   []string{"workspace_read"},
+			MCP:     []string{"github/*"},
+			Skills:  []string{"pdf-extract"},
+			Memory:  64 * capabilities.MiB,
+			Timeout: capabilities.Duration(10 * time.Second),
+			Output:  capabilities.MiB,
+		},
+		Scripts: map[string]*Script{
+			"stats": {
+				Name:        "stats",
+				Kind:        KindWASI,
+				Description: "Summarise a CSV file",
+				Module:      "scripts/stats.wasm",
+				Build:       &Build{Lang: "go", Dir: "src/stats"},
+				InputSchema: "schemas/stats.input.json",
+			},
+		},
+	}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("ParseManifest mismatch (-want +got):\n%s", diff)
+	}
+	if got := m.ScriptNames(); !cmp.Equal(got, []string{"stats"}) {
+		t.Errorf("ScriptNames() = %q", got)
+	}
+}
+
+func TestParseManifestKinds(t *testing.T) {
+	m, ps := ParseManifest(readManifestTestdata(t, "kinds.toml"), "kinds/skill.toml")
+	if len(ps) > 0 {
+		t.Fatalf("problems:\n%v", ps)
+	}
+	want := &Manifest{
+		Version: 1,
+		Scripts: map[string]*Script{
+			"convert": {
+				Name: "convert", Kind: KindExtism,
+				Description:  "Convert a document with an Extism plugin",
+				Plugin:       "plugins/convert.wasm",
+				Export:       "convert",
+				Build:        &Build{Lang: "rust", Dir: "src/convert"},
+				InputSchema:  "schemas/convert.input.json",
+				OutputSchema: "schemas/convert.output.json",
+			},
+			"hello": {Name: "hello", Kind: KindExtism, Plugin: "plugins/hello.wasm", Export: DefaultExport},
+			"report": {
+				Name: "report", Kind: KindSource,
+				Source: "scripts/report.py",
+				Args:   []string{"--format", "markdown"},
+				Capabilities: capabilities.Set{
+					Read:    []capabilities.Path{{Root: capabilities.RootWorkspace, Sub: "data"}},
+					Write:   []capabilities.Path{{Root: capabilities.RootWorkspace, Sub: "out"}},
+					Timeout: capabilities.Duration(90 * time.Second),
+				},
+			},
+			"count-words": {
+				Name: "count-words", Kind: KindWASI,
+				Module: "bin/count_words.wasm",
+				Build:  &Build{Lang: "c", Dir: "."},
+			},
+		},
+	}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("ParseManifest mismatch (-want +got):\n%s", diff)
+	}
+	if got, want := m.ScriptNames(), []string{"convert", "count-words", "hello", "report"}; !cmp.Equal(got, want) {
+		t.Errorf("ScriptNames() = %q, want %q", got, want)
+	}
+}
+
+// TestParseManifestErrorsFile checks that one file with many mistakes
+// yields every problem, each at its line, in line order.
+func TestParseManifestErrorsFile(t *testing.T) {
+	const file = "bad/skill.toml"
+	m, ps := ParseManifest(readManifestTestdata(t, "errors.toml"), file)
+	if m == nil {
+		t.Fatal("ParseManifest returned no manifest for a file that is valid TOML")
+	}
+	want := Problems{
+		{File: file, Line: 2, Field: "version", Message: "version 2 is not supported; this skillrun reads version 1"},
+		{File: file, Line: 3, Field: "triggers", Message: "triggers: entry 1 is empty"},
+		{File: file, Line: 6, Field: "capabilities.env", Message: `capabilities.env: "1BAD" is not a valid environment variable name (letters, digits and _, not starting with a digit)`},
+		{File: file, Line: 6, Field: "capabilities.env", Message: `capabilities.env: "LANG" is listed more than once`},
+		{File: file, Line: 7, Field: "capabilities.netz", Message: `unknown key "capabilities.netz"; did you mean "net"?`},
+		{File: file, Line: 8, Field: "capabilities.memory", Message: `capabilities.memory: invalid size "64XB": unknown unit "XB"; use B, KiB, MiB, GiB, TiB, kB, MB, GB or TB`},
+		{File: file, Line: 10, Field: `scripts."Bad Name"`, Message: `script name "Bad Name" must match ^[a-z0-9][a-z0-9_-]{0,63}$, since it becomes a tool name`},
+		{File: file, Line: 11, Field: `scripts."Bad Name".module`, Message: `scripts."Bad Name".module: "../escape.wasm" leads outside the skill folder (".." is not allowed)`},
+		{File: file, Line: 13, Field: "scripts.stats", Message: `script "stats" needs one of module (a WASI program), plugin (an Extism plugin) or source (a script file)`},
+		{File: file, Line: 14, Field: "scripts.stats.modle", Message: `unknown key "scripts.stats.modle"; did you mean "module"?`},
+		{File: file, Line: 15, Field: "scripts.stats.export", Message: "scripts.stats.export: export applies only to plugin scripts"},
+		{File: file, Line: 17, Field: "scripts.both", Message: `script "both" sets module and source; set exactly one of module, plugin or source`},
+		{File: file, Line: 20, Field: "scripts.both.build.lang", Message: `scripts.both.build.lang: "zig" is not supported; use one of go, c, rust`},
+		{File: file, Line: 20, Field: "scripts.both.build.dir", Message: `scripts.both.build.dir: "/abs" is absolute; write a path relative to the skill folder`},
+		{File: file, Line: 23, Field: "scripts.both.capabilities.net", Message: `scripts.both.capabilities.net: invalid host pattern "https://example.com": a URL is not a host pattern; drop the scheme and any path, write host[:port], such as "api.example.com", "*.example.org:443" or "[::1]:8080"`},
+		{File: file, Line: 24, Field: "scripts.both.capabilities.mcp", Message: `scripts.both.capabilities.mcp: "github" is not a valid MCP pattern; write "server/tool" or "server/*"`},
+	}
+	if diff := cmp.Diff(want, ps); diff != "" {
+		t.Errorf("problems mismatch (-want +got):\n%s", diff)
+	}
+	for _, p := range ps {
+		if p.Severity != Error {
+			t.Errorf("problem %q has severity %v, want error", p.Message, p.Severity)
+		}
+	}
+}
+
+// wantProblem is a problem as the rule tests assert it: exact field and
+// line, and a part of the message.
+type wantProblem struct {
+	field string
+	line  int
+	msg   string
+}
+
+func checkProblems(t *testing.T, file string, ps Problems, want []wantProblem) {
+	t.Helper()
+	if len(ps) != len(want) {
+		t.Errorf("got %d problems, want %d:\n%v", len(ps), len(want), ps)
+		return
+	}
+	for i, p := range ps {
+		w := want[i]
+		if p.Field != w.field || p.Line != w.line || !strings.Contains(p.Message, w.msg) ||
+			p.File != file || p.Severity != Error {
+			t.Errorf("problem %d = %+v, want error in %s, field %q, line %d, message containing %q",
+				i, p, file, w.field, w.line, w.msg)
+		}
+	}
+}
+
+func TestParseManifestRules(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []wantProblem
+	}{
+		// Empty and minimal manifests.
+		{name: "empty", src: ""},
+		{name: "comments only", src: "# nothing to run yet\n"},
+		{name: "version 1", src: "version = 1\n"},
+
+		// version
+		{name: "version 2", src: "version = 2", want: []wantProblem{
+			{"version", 1, "version 2 is not supported; this skillrun reads version 1"}}},
+		{name: "version 0", src: "\nversion = 0", want: []wantProblem{
+			{"version", 2, "version 0 is not supported"}}},
+		{name: "version string", src: `version = "1"`, want: []wantProblem{
+			{"version", 1, "version: expected an integer, found a string"}}},
+
+		// triggers
+		{name: "triggers ok", src: `triggers = ["csv", "a b", "` + strings.Repeat("x", 64) + `"]`},
+		{name: "trigger empty", src: `triggers = ["csv", " "]`, want: []wantProblem{
+			{"triggers", 1, "triggers: entry 2 is empty"}}},
+		{name: "trigger too long", src: "triggers = [\n  \"" + strings.Repeat("x", 65) + "\",\n]", want: []wantProblem{
+			{"triggers", 1, `is longer than 64 characters`}}},
+		{name: "too many triggers", src: "triggers = [" + strings.Repeat(`"t",`, 65) + "]", want: []wantProblem{
+			{"triggers", 1, "triggers: 65 entries; the limit is 64"}}},
+		{name: "triggers not strings", src: "triggers = [\"a\", 1]", want: []wantProblem{
+			{"triggers", 1, "triggers: expected an array of strings, found an array containing an integer"}}},
+		{name: "triggers string", src: `triggers = "csv"`, want: []wantProblem{
+			{"triggers", 1, "triggers: expected an array of strings, found a string"}}},
+
+		// unknown keys
+		{name: "unknown top-level key", src: "version = 1\nname = \"x\"", want: []wantProblem{
+			{"name", 2, `unknown key "name"`}}},
+		{name: "unknown table with suggestion", src: "[script.stats]\nmodule = \"a.wasm\"", want: []wantProblem{
+			{"script", 1, `unknown key "script"; did you mean "scripts"?`}}},
+		{name: "wrong case gets a suggestion", src: "Version = 1", want: []wantProblem{
+			{"Version", 1, `unknown key "Version"; did you mean "version"?`}}},
+		{name: "unknown capability", src: "[capabilities]\nread = [\"skill\"]\nreed = [\"skill\"]", want: []wantProblem{
+			{"capabilities.reed", 3, `unknown key "capabilities.reed"; did you mean "read"?`}}},
+		{name: "unknown script key", src: "[scripts.stats]\nmodule = \"a.wasm\"\nmodle = \"b.wasm\"", want: []wantProblem{
+			{"scripts.stats.modle", 3, `unknown key "scripts.stats.modle"; did you mean "module"?`}}},
+		{name: "unknown key far from any", src: "[scripts.stats]\nmodule = \"a.wasm\"\ncolour = \"red\"", want: []wantProblem{
+			{"scripts.stats.colour", 3, `unknown key "scripts.stats.colour"`}}},
+		{name: "unknown dotted key", src: "scripts.stats.module = \"a.wasm\"\nscripts.stats.modle = \"b\"", want: []wantProblem{
+			{"scripts.stats.modle", 2, `unknown key "scripts.stats.modle"; did you mean "module"?`}}},
+		{name: "unknown key in inline table", src: "[scripts.stats]\nmodule = \"a.wasm\"\nbuild = { lang = \"go\", dir = \"src\", flags = \"-O\" }", want: []wantProblem{
+			{"scripts.stats.build.flags", 3, `unknown key "scripts.stats.build.flags"`}}},
+		{name: "unknown key in per-script capabilities", src: "[scripts.stats]\nmodule = \"a.wasm\"\n\n[scripts.stats.capabilities]\nnetwork = [\"x.com\"]", want: []wantProblem{
+			{"scripts.stats.capabilities.network", 5, `unknown key "scripts.stats.capabilities.network"`}}},
+		{name: "children of an unknown table are not reported", src: "[extra]\na = 1\nb = 2\n[extra.sub]\nc = 3", want: []wantProblem{
+			{"extra", 1, `unknown key "extra"`}}},
+
+		// tables of the wrong type
+		{name: "capabilities not a table", src: `capabilities = "all"`, want: []wantProblem{
+			{"capabilities", 1, "capabilities: expected a table, found a string"}}},
+		{name: "scripts as array of tables", src: "[[scripts]]\nmodule = \"a.wasm\"", want: []wantProblem{
+			{"scripts", 1, "scripts: expected a table, found an array of tables"}}},
+		{name: "script not a table", src: "[scripts]\nstats = \"a.wasm\"", want: []wantProblem{
+			{"scripts.stats", 2, "scripts.stats: expected a table, found a string"}}},
+		{name: "build not a table", src: "[scripts.s]\nmodule = \"a.wasm\"\nbuild = \"go\"", want: []wantProblem{
+			{"scripts.s.build", 3, "scripts.s.build: expected a table, found a string"}}},
+
+		// script names
+		{name: "script name ok", src: "[scripts.a0_-z]\nmodule = \"a.wasm\"\n[scripts.\"" + strings.Repeat("a", 64) + "\"]\nmodule = \"a.wasm\""},
+		{name: "script name uppercase", src: "[scripts.Stats]\nmodule = \"a.wasm\"", want: []wantProblem{
+			{"scripts.Stats", 1, `script name "Stats" must match ^[a-z0-9][a-z0-9_-]{0,63}$`}}},
+		{name: "script name leading dash", src: "[scripts.-x]\nmodule = \"a.wasm\"", want: []wantProblem{
+			{"scripts.-x", 1, `script name "-x" must match`}}},
+		{name: "script name dot", src: "[scripts.\"a.b\"]\nmodule = \"a.wasm\"", want: []wantProblem{
+			{`scripts."a.b"`, 1, `script name "a.b" must match`}}},
+		{name: "script name too long", src: "[scripts." + strings.Repeat("a", 65) + "]\nmodule = \"a.wasm\"", want: []wantProblem{
+			{"scripts." + strings.Repeat("a", 65), 1, "must match"}}},
+		{name: "script name empty", src: "[scripts.\"\"]\nmodule = \"a.wasm\"", want: []wantProblem{
+			{`scripts.""`, 1, `script name "" must match`}}},
+
+		// kinds
+		{name: "no kind", src: "[scripts.s]\ndescription = \"nothing to run\"", want: []wantProblem{
+			{"scripts.s", 1, `script "s" needs one of module (a WASI program), plugin (an Extism plugin) or source (a script file)`}}},
+		{name: "module and plugin", src: "[scripts.s]\nmodule = \"a.wasm\"\nplugin = \"b.wasm\"", want: []wantProblem{
+			{"scripts.s", 1, `script "s" sets module and plugin; set exactly one of module, plugin or source`}}},
+		{name: "all three kinds", src: "[scripts.s]\nmodule = \"a.wasm\"\nplugin = \"b.wasm\"\nsource = \"c.py\"", want: []wantProblem{
+			{"scripts.s", 1, `script "s" sets module and plugin and source`}}},
+		{name: "empty module still counts", src: "[scripts.s]\nmodule = \"\"", want: []wantProblem{
+			{"scripts.s.module", 2, `scripts.s.module: "" is empty; write a path relative to the skill folder`}}},
+
+		// export
+		{name: "export with module", src: "[scripts.s]\nmodule = \"a.wasm\"\nexport = \"run\"", want: []wantProblem{
+			{"scripts.s.export", 3, "scripts.s.export: export applies only to plugin scripts"}}},
+		{name: "export with source", src: "[scripts.s]\nsource = \"a.py\"\nexport = \"main\"", want: []wantProblem{
+			{"scripts.s.export", 3, "export applies only to plugin scripts"}}},
+		{name: "empty export", src: "[scripts.s]\nplugin = \"a.wasm\"\nexport = \"\"", want: []wantProblem{
+			{"scripts.s.export", 3, `scripts.s.export: must not be empty; omit it to call "run"`}}},
+
+		// build
+		{name: "build with source", src: "[scripts.s]\nsource = \"a.py\"\nbuild = { lang = \"go\", dir = \"src\" }", want: []wantProblem{
+			{"scripts.s.build", 3, "scripts.s.build: build applies only to module or plugin scripts"}}},
+		{name: "build as a table", src: "[scripts.s]\nplugin = \"a.wasm\"\n[scripts.s.build]\nlang = \"rust\"\ndir = \"src\""},
+		{name: "build lang unknown", src: "[scripts.s]\nmodule = \"a.wasm\"\nbuild = { lang = \"Go\", dir = \"src\" }", want: []wantProblem{
+			{"scripts.s.build.lang", 3, `scripts.s.build.lang: "Go" is not supported; use one of go, c, rust`}}},
+		{name: "build lang missing", src: "[scripts.s]\nmodule = \"a.wasm\"\n\n[scripts.s.build]\ndir = \"src\"", want: []wantProblem{
+			{"scripts.s.build.lang", 4, "scripts.s.build.lang: required; one of go, c, rust"}}},
+		{name: "build dir missing", src: "[scripts.s]\nmodule = \"a.wasm\"\nbuild = { lang = \"go\" }", want: []wantProblem{
+			{"scripts.s.build.dir", 3, "scripts.s.build.dir: required; the folder of the sources"}}},
+		{name: "build dir escapes", src: "[scripts.s]\nmodule = \"a.wasm\"\nbuild = { lang = \"go\", dir = \"src/../../x\" }", want: []wantProblem{
+			{"scripts.s.build.dir", 3, `"src/../../x" leads outside the skill folder`}}},
+		{name: "build empty table", src: "[scripts.s]\nmodule = \"a.wasm\"\nbuild = {}", want: []wantProblem{
+			{"scripts.s.build.lang", 3, "required"},
+			{"scripts.s.build.dir", 3, "required"}}},
+
+		// paths
+		{name: "absolute module", src: "[scripts.s]\nmodule = \"/usr/bin/x.wasm\"", want: []wantProblem{
+			{"scripts.s.module", 2, `scripts.s.module: "/usr/bin/x.wasm" is absolute; write a path relative to the skill folder`}}},
+		{name: "windows drive", src: "[scripts.s]\nplugin = 'C:\\x.wasm'", want: []wantProblem{
+			{"scripts.s.plugin", 2, `contains a backslash`}}},
+		{name: "windows drive slash", src: "[scripts.s]\nplugin = 'c:/x.wasm'", want: []wantProblem{
+			{"scripts.s.plugin", 2, `"c:/x.wasm" is absolute`}}},
+		{name: "dotdot source", src: "[scripts.s]\nsource = \"../other/x.py\"", want: []wantProblem{
+			{"scripts.s.source", 2, `scripts.s.source: "../other/x.py" leads outside the skill folder (".." is not allowed)`}}},
+		{name: "dotdot alone", src: "[scripts.s]\nsource = \"..\"", want: []wantProblem{
+			{"scripts.s.source", 2, "leads outside the skill folder"}}},
+		{name: "dotdot at end", src: "[scripts.s]\nsource = \"a/..\"", want: []wantProblem{
+			{"scripts.s.source", 2, "leads outside the skill folder"}}},
+		{name: "backslash schema", src: "[scripts.s]\nmodule = \"a.wasm\"\ninput_schema = 'schemas\\in.json'", want: []wantProblem{
+			{"scripts.s.input_schema", 3, `scripts.s.input_schema: "schemas\\in.json" contains a backslash; use "/" between folders`}}},
+		{name: "nul in output schema", src: "[scripts.s]\nmodule = \"a.wasm\"\noutput_schema = \"a\\u0000b\"", want: []wantProblem{
+			{"scripts.s.output_schema", 3, "contains a control character"}}},
+		{name: "empty input schema", src: "[scripts.s]\nmodule = \"a.wasm\"\ninput_schema = \"\"", want: []wantProblem{
+			{"scripts.s.input_schema", 3, "is empty"}}},
+		{name: "unclean module", src: "[scripts.s]\nmodule = \"./bin//a.wasm\"", want: []wantProblem{
+			{"scripts.s.module", 2, `is not a clean path (no ".", empty segments or trailing slash); write "bin/a.wasm"`}}},
+		{name: "module trailing slash", src: "[scripts.s]\nmodule = \"bin/\"", want: []wantProblem{
+			{"scripts.s.module", 2, `write "bin"`}}},
+		{name: "module is the skill folder", src: "[scripts.s]\nmodule = \".\"", want: []wantProblem{
+			{"scripts.s.module", 2, "names the skill folder itself"}}},
+		{name: "dotted names are fine", src: "[scripts.s]\nmodule = \"bin/..a.wasm\"\ninput_schema = \".schemas/in.json\""},
+		{name: "args not strings", src: "[scripts.s]\nmodule = \"a.wasm\"\nargs = [1, 2]", want: []wantProblem{
+			{"scripts.s.args", 3, "scripts.s.args: expected an array of strings, found an array containing an integer"}}},
+
+		// capabilities
+		{name: "capability values", src: "[capabilities]\nread = [\"skill\",\n  \"/etc\"]\ntimeout = \"forever\"\noutput = 0", want: []wantProblem{
+			{"capabilities.read", 2, `capabilities.read: invalid path "/etc": absolute paths are not allowed`},
+			{"capabilities.timeout", 4, `capabilities.timeout: invalid duration "forever"`},
+			{"capabilities.output", 5, `capabilities.output: invalid size "0": must be positive`}}},
+		{name: "capability integer size", src: "[capabilities]\nmemory = 65536"},
+		{name: "capability wrong type", src: "[capabilities]\nenv = \"LANG\"\nmemory = [\"64MiB\"]", want: []wantProblem{
+			{"capabilities.env", 2, "capabilities.env: expected an array of strings, found a string"},
+			{"capabilities.memory", 3, `capabilities.memory: expected a size such as "64MiB", found an array`}}},
+		{name: "capability lists", src: "[capabilities]\nenv = [\"A-B\"]\ntools = [\"two words\"]\nmcp = [\"*/*\"]\nskills = [\"\"]\nwrite = [\"workspace\", \"workspace/\"]", want: []wantProblem{
+			{"capabilities.env", 2, `capabilities.env: "A-B" is not a valid environment variable name`},
+			{"capabilities.tools", 3, `capabilities.tools: "two words" is not a valid tool name`},
+			{"capabilities.mcp", 4, `capabilities.mcp: "*/*" is not a valid MCP pattern`},
+			{"capabilities.skills", 5, `capabilities.skills: "" is not a valid skill name`},
+			{"capabilities.write", 6, `capabilities.write: "workspace" is listed more than once`}}},
+		{name: "capability list too long", src: "[capabilities]\nenv = [" + strings.Repeat(`"A",`, 257) + "]", want: []wantProblem{
+			{"capabilities.env", 2, "capabilities.env: 257 entries; the limit is 256"}}},
+		{name: "per-script capabilities inline", src: "[scripts.s]\nmodule = \"a.wasm\"\ncapabilities = { net = [\"a.*.com\"] }", want: []wantProblem{
+			{"scripts.s.capabilities.net", 3, `scripts.s.capabilities.net: invalid host pattern "a.*.com"`}}},
+		{name: "per-script capabilities dotted", src: "[scripts.s]\nmodule = \"a.wasm\"\ncapabilities.env = [\"9X\"]", want: []wantProblem{
+			{"scripts.s.capabilities.env", 3, `scripts.s.capabilities.env: "9X" is not a valid environment variable name`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const file = "t/skill.toml"
+			m, ps := ParseManifest([]byte(tt.src), file)
+			if m == nil {
+				t.Fatalf("ParseManifest returned no manifest; problems:\n%v", ps)
+			}
+			checkProblems(t, file, ps, tt.want)
+		})
+	}
+}
+
+func TestParseManifestUndecodable(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want Problem
+	}{
+		{
+			name: "too large",
+			src:  "# " + strings.Repeat("x", MaxManifestSize),
+			want: Problem{File: "f", Message: fmt.Sprintf("skill.toml is %d bytes; the limit is 256 KiB", MaxManifestSize+2)},
+		},
+		{
+			name: "invalid UTF-8",
+			src:  "version = 1\n\n# caf\xe9\n",
+			want: Problem{File: "f", Line: 3, Message: "skill.toml is not valid UTF-8"},
+		},
+		{
+			name: "syntax error",
+			src:  "version = 1\n[scripts.stats\nmodule = \"a\"",
+			want: Problem{File: "f", Line: 2, Message: "invalid TOML: expected '.' or ']' to end table name, but got '\\n' instead"},
+		},
+		{
+			name: "duplicate key",
+			src:  "version = 1\n\nversion = 1\n",
+			want: Problem{File: "f", Line: 3, Message: "invalid TOML: Key 'version' has already been defined."},
+		},
+		{
+			name: "two statements on a line",
+			src:  "version = 1 triggers = []\n",
+			want: Problem{File: "f", Line: 1, Message: "invalid TOML: expected a top-level item to end with a newline, comment, or EOF, but got 't' instead"},
+		},
+		{
+			name: "syntax error after a BOM",
+			src:  "\uFEFFversion = 1\n\n[scripts\n",
+			want: Problem{File: "f", Line: 3, Message: "invalid TOML: expected '.' or ']' to end table name, but got '\\n' instead"},
+		},
+		{
+			name: "dotted key too deep",
+			src:  "version = 1\n" + strings.Repeat("a.", 16) + "b = 1\n",
+			want: Problem{File: "f", Line: 2, Message: "skill.toml nests keys, arrays or tables more than 16 levels deep"},
+		},
+		{
+			name: "table header too deep",
+			src:  "\n\n[" + strings.Repeat("a.", 20000) + "b]\n",
+			want: Problem{File: "f", Line: 3, Message: "skill.toml nests keys, arrays or tables more than 16 levels deep"},
+		},
+		{
+			name: "header and dotted key together too deep",
+			src:  "[a.b.c.d.e.f.g.h]\ni.j.k.l.m.n.o.p.q = 1\n",
+			want: Problem{File: "f", Line: 2, Message: "skill.toml nests keys, arrays or tables more than 16 levels deep"},
+		},
+		{
+			name: "inline tables too deep",
+			src:  "a = " + strings.Repeat("{b=", 50000) + "1" + strings.Repeat("}", 50000) + "\n",
+			want: Problem{File: "f", Line: 1, Message: "skill.toml nests keys, arrays or tables more than 16 levels deep"},
+		},
+		{
+			name: "arrays too deep",
+			src:  "a = [\n" + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "]\n",
+			want: Problem{File: "f", Line: 2, Message: "skill.toml nests keys, arrays or tables more than 16 levels deep"},
+		},
+		{
+			name: "inline tables in arrays too deep",
+			src:  "a = [" + strings.Repeat("{b=[", 20) + "1" + strings.Repeat("]}", 20) + "]\n",
+			want: Problem{File: "f", Line: 1, Message: "skill.toml nests keys, arrays or tables more than 16 levels deep"},
+		},
+		{
+			name: "unterminated string",
+			src:  "triggers = [\"csv]\n",
+			want: Problem{File: "f", Line: 1, Message: "invalid TOML: strings cannot contain newlines"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ps := ParseManifest([]byte(tt.src), "f")
+			if m != nil {
+				t.Errorf("ParseManifest returned a manifest: %+v", m)
+			}
+			if diff := cmp.Diff(Problems{tt.want}, ps); diff != "" {
+				t.Errorf("problems mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestParseManifestNestingLimit checks the largest nesting accepted, so the
+// guard against the parser's quadratic cost does not refuse real input.
+func TestParseManifestNestingLimit(t *testing.T) {
+	for _, src := range []string{
+		"[x]\n" + strings.Repeat("a.", 14) + "b = 1\n",
+		"x = " + strings.Repeat("[", 16) + strings.Repeat("]", 16) + "\n",
+		"x = " + strings.Repeat("{a=", 15) + "1" + strings.Repeat("}", 15) + "\n",
+	} {
+		m, ps := ParseManifest([]byte(src), "f")
+		if m == nil || len(ps) != 1 || !strings.Contains(ps[0].Message, `unknown key "x"`) {
+			t.Errorf("ParseManifest(%q) = %v, %v; want a manifest and an unknown key", src, m, ps)
+		}
+	}
+}
+
+func TestParseManifestMaxSizeAccepted(t *testing.T) {
+	src := "version = 1\n# " + strings.Repeat("x", MaxManifestSize-len("version = 1\n# ")-1) + "\n"
+	if len(src) != MaxManifestSize {
+		t.Fatalf("test input is %d bytes", len(src))
+	}
+	if m, ps := ParseManifest([]byte(src), "f"); m == nil || len(ps) > 0 {
+		t.Errorf("ParseManifest of a %d-byte file = %v, %v", len(src), m, ps)
+	}
+}
+
+func TestManifestJSON(t *testing.T) {
+	m, ps := ParseManifest(readManifestTestdata(t, "full.toml"), "skill.toml")
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{
+  "version": 1,
+  "triggers": [
+    "csv",
+    "statistics"
+  ],
+  "capabilities": {
+    "read": [
+      "skill",
+      "workspace"
+    ],
+    "write": [
+      "workspace/out"
+    ],
+    "env": [
+      "LANG"
+    ],
+    "net": [
+      "api.example.com",
+      "*.example.org:443"
+    ],
+    "tools": [
+      "workspace_read"
+    ],
+    "mcp": [
+      "github/*"
+    ],
+    "skills": [
+      "pdf-extract"
+    ],
+    "memory": "64MiB",
+    "timeout": "10s",
+    "output": "1MiB"
+  },
+  "scripts": {
+    "stats": {
+      "name": "stats",
+      "kind": "wasi",
+      "description": "Summarise a CSV file",
+      "module": "scripts/stats.wasm",
+      "build": {
+        "lang": "go",
+        "dir": "src/stats"
+      },
+      "input_schema": "schemas/stats.input.json"
+    }
+  }
+}`
+	if diff := cmp.Diff(want, string(b)); diff != "" {
+		t.Errorf("JSON mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestScriptNamesNil(t *testing.T) {
+	var m *Manifest
+	if got := m.ScriptNames(); got != nil {
+		t.Errorf("nil manifest ScriptNames() = %q", got)
+	}
+	if got := (&Manifest{}).ScriptNames(); len(got) != 0 {
+		t.Errorf("empty manifest ScriptNames() = %q", got)
+	}
+}
+
+func TestLocateKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want map[string]int // key -> line; keys not listed are not checked
+		none []string       // keys that must not be found
+	}{
+		{
+			name: "headers and keys",
+			src:  "version = 1\n\n[capabilities]\nread = []\n\n[scripts.stats]\nmodule = \"a\"\n[scripts.stats.capabilities]\nenv = []\n",
+			want: map[string]int{
+				"version": 1, "capabilities": 3, "capabilities.read": 4,
+				"scripts": 6, "scripts.stats": 6, "scripts.stats.module": 7,
+				"scripts.stats.capabilities": 8, "scripts.stats.capabilities.env": 9,
+			},
+		},
+		{
+			name: "comments and strings that look like keys",
+			src: "# fake = 1\n" +
+				"triggers = [\"a = b\", '[x]', \"# not a comment\"] # real = comment\n" +
+				"[capabilities] # [scripts.fake]\n" +
+				"env = [\"=\"]\n",
+			want: map[string]int{"triggers": 2, "capabilities": 3, "capabilities.env": 4},
+			none: []string{"fake", "a", "x", "real", "scripts", "scripts.fake"},
+		},
+		{
+			name: "quoted and dotted keys",
+			src: "[scripts.\"my tool\"]\n" +
+				"'literal.key' = 1\n" +
+				"\"esc\\\"aped\" = 2\n" +
+				"a . b . c = 3\n" +
+				"[ scripts . 'x y' ]\n" +
+				"k = 4\n",
+			want: map[string]int{
+				`scripts."my tool"`:               1,
+				`scripts."my tool"."literal.key"`: 2,
+				`scripts."my tool"."esc\"aped"`:   3,
+				`scripts."my tool".a`:             4,
+				`scripts."my tool".a.b.c`:         4,
+				`scripts."x y"`:                   5,
+				`scripts."x y".k`:                 6,
+			},
+		},
+		{
+			name: "arrays spanning lines",
+			src: "triggers = [\n" +
+				"  \"a\", # comment with = and [\n" +
+				"  \"]\",\n" +
+				"  [1, [2, 3]],\n" +
+				"]\n" +
+				"after = 1\n",
+			want: map[string]int{"triggers": 1, "after": 6},
+		},
+		{
+			name: "multi-line strings",
+			src: "description = \"\"\"\n" +
+				"fake = 1\n" +
+				"[fake]\n" +
+				"ends with quotes\"\"\"\"\"\n" +
+				"lit = '''\n" +
+				"x = 'y'\n" +
+				"'''\n" +
+				"esc = \"\"\"a\\\"\"\"b\"\"\"\n" +
+				"last = 1\n",
+			want: map[string]int{"description": 1, "lit": 5, "esc": 8, "last": 9},
+			none: []string{"fake", "x"},
+		},
+		{
+			name: "inline tables",
+			src: "[scripts.s]\n" +
+				"build = { lang = \"go\", dir = \"a,b}\" }\n" +
+				"caps = { net = [\"x\"], nested = { deep = 1 } }\n" +
+				"list = [{ inarray = 1 }]\n",
+			want: map[string]int{
+				"scripts.s.build": 2, "scripts.s.build.lang": 2, "scripts.s.build.dir": 2,
+				"scripts.s.caps.net": 3, "scripts.s.caps.nested.deep": 3, "scripts.s.list": 4,
+			},
+			none: []string{"scripts.s.list.inarray", "inarray"},
+		},
+		{
+			name: "array tables and first definition wins",
+			src:  "[[a]]\nx = 1\n[[a]]\nx = 2\ny = 3\n",
+			want: map[string]int{"a": 1, "a.x": 2, "a.y": 5},
+		},
+		{
+			name: "CRLF, BOM and dates",
+			src:  "\uFEFFversion = 1\r\nwhen = 1979-05-27 07:32:00Z\r\nnext = true\r\n",
+			want: map[string]int{"version": 1, "when": 2, "next": 3},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, deep := locateKeys([]byte(tt.src))
+			if deep != 0 {
+				t.Errorf("too deep at line %d", deep)
+			}
+			for k, line := range tt.want {
+				if got[k] != line {
+					t.Errorf("line of %s = %d, want %d", k, got[k], line)
+				}
+			}
+			for _, k := range tt.none {
+				if l, ok := got[k]; ok {
+					t.Errorf("found key %s at line %d; it is not a key", k, l)
+				}
+			}
+			// The real parser must agree that the input is TOML, or the
+			// test proves nothing.
+			if _, err := toml.Decode(tt.src, new(map[string]any)); err != nil {
+				t.Errorf("test input is not valid TOML: %v", err)
+			}
+		})
+	}
+}
+
+func TestKeyLinesFallback(t *testing.T) {
+	kl, _ := locateKeys([]byte("[scripts.s]\nlist = [{ x = 1 }]\n"))
+	for _, tt := range []struct {
+		key  toml.Key
+		want int
+	}{
+		{toml.Key{"scripts", "s", "list"}, 2},
+		{toml.Key{"scripts", "s", "list", "x"}, 2}, // in an array: the array's line
+		{toml.Key{"scripts", "s", "missing", "deeper"}, 1},
+		{toml.Key{"nowhere"}, 0},
+	} {
+		if got := kl.line(tt.key); got != tt.want {
+			t.Errorf("line(%s) = %d, want %d", tt.key, got, tt.want)
+		}
+	}
+}
+
+// TestLocateKeysMatchesParser checks the locator against the positions the
+// real parser reports for value errors, on every test manifest.
+func TestLocateKeysMatchesParser(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "manifest", "*.toml"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw map[string]any
+		md, err := toml.Decode(string(data), &raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kl, _ := locateKeys(data)
+		for _, k := range md.Keys() {
+			if kl.line(k) == 0 {
+				t.Errorf("%s: key %s not located", f, k)
+			}
+		}
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	allowed := []string{"module", "plugin", "source", "export", "input_schema"}
+	tests := []struct{ name, want string }{
+		{"modle", `; did you mean "module"?`},
+		{"modules", `; did you mean "module"?`},
+		{"MODULE", `; did you mean "module"?`},
+		{"plugn", `; did you mean "plugin"?`},
+		{"input-schema", `; did you mean "input_schema"?`},
+		{"colour", ""},
+		{"", ""},
+		{strings.Repeat("m", 10000), ""},
+	}
+	for _, tt := range tests {
+		if got := didYouMean(tt.name, allowed); got != tt.want {
+			t.Errorf("didYouMean(%.20q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCheckSkillRelPath(t *testing.T) {
+	tests := []struct {
+		p    string
+		dir  bool
+		want string // "" = accepted; otherwise a part of the reason
+	}{
+		{"scripts/stats.wasm", false, ""},
+		{"a", false, ""},
+		{".hidden/x", false, ""},
+		{"a..b/c", false, ""},
+		{".", true, ""},
+		{".", false, "names the skill folder itself"},
+		{"", false, "is empty"},
+		{"", true, "is empty"},
+		{"/x", false, "is absolute"},
+		{"C:/x", false, "is absolute"},
+		{`C:\x`, false, "backslash"},
+		{`a\b`, false, "backslash"},
+		{"a\x00b", false, "control character"},
+		{"..", false, "leads outside"},
+		{"../a", false, "leads outside"},
+		{"a/../b", false, "leads outside"},
+		{"a/..", false, "leads outside"},
+		{"./a", false, `write "a"`},
+		{"a/./b", false, `write "a/b"`},
+		{"a//b", false, `write "a/b"`},
+		{"a/", true, `write "a"`},
+	}
+	for _, tt := range tests {
+		got := checkSkillRelPath(tt.p, tt.dir)
+		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+			t.Errorf("checkSkillRelPath(%q, %v) = %q, want %q", tt.p, tt.dir, got, tt.want)
+		}
+	}
+}
+
+func ExampleParseManifest() {
+	const src = `version = 1
+
+[capabilities]
+read = ["workspace/data"]
+memory = "64MiB"
+
+[scripts.stats]
+module = "scripts/stats.wasm"
+
+[scripts.convert]
+plugin = "plugins/convert.wasm"
+modle = "typo"
+`
+	m, problems := ParseManifest([]byte(src), "stats/skill.toml")
+	for _, name := range m.ScriptNames() {
+		s := m.Scripts[name]
+		fmt.Printf("%s: kind %s, export %q\n", name, s.Kind, s.Export)
+	}
+	fmt.Println(m.Capabilities.Read, m.Capabilities.Memory)
+	for _, p := range problems {
+		fmt.Println(p)
+	}
+	// Output:
+	// convert: kind extism, export "run"
+	// stats: kind wasi, export ""
+	// [workspace/data] 64MiB
+	// stats/skill.toml:12: unknown key "scripts.convert.modle"; did you mean "module"?
+}
