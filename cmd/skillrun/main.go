@@ -1,0 +1,88 @@
+// Command skillrun validates, discloses, builds and runs Agent Skills whose
+// scripts are WebAssembly modules confined to declared capabilities.
+//
+// Exit codes are a contract (see DESIGN.md): 0 success, 1 the skill or
+// request was invalid, 2 usage or I/O error; `skillrun run` adds 124, 125
+// and 126.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every verb.
+const (
+	exitOK      = 0
+	exitInvalid = 1
+	exitUsage   = 2
+)
+
+// exitError carries the process exit code out of a verb. A nil err means
+// the verb already reported what went wrong.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes the CLI with explicit streams, so tests can run it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	if ee, ok := errors.AsType[*exitError](err); ok {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "skillrun: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors: unknown command or flag, wrong arg count.
+	fmt.Fprintf(stderr, "skillrun: %v\nRun 'skillrun --help' for usage.\n", err)
+	return exitUsage
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "skillrun",
+		Short: "Run Agent Skills from strangers safely",
+		Long: `skillrun loads Agent Skills (a folder with SKILL.md), discloses them to a
+model progressively, and runs their scripts as WebAssembly modules with only
+the capabilities an operator grants.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newValidateCmd(),
+		newCatalogCmd(),
+		newShowCmd(),
+		newSearchCmd(),
+	)
+	return root
+}

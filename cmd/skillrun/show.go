@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/skillrun/skillrun/skills"
+	"github.com/spf13/cobra"
+)
+
+func newShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show PATH [FILE]",
+		Short: "Print a skill's instructions (level 2) or one of its files (level 3)",
+		Long: `Show prints what an agent sees when it activates a skill: the body of
+SKILL.md followed by the list of the skill's files. With FILE, a path
+relative to the skill folder, it prints that file instead. FILE cannot leave
+the skill folder: absolute paths, ".." and symlinks pointing outside are
+refused.
+
+Exit status: 0 on success, 1 if the skill cannot be loaded or FILE is
+refused or missing, 2 on a usage or I/O error.`,
+		Example: `  skillrun show examples/csv-stats
+  skillrun show examples/csv-stats references/format.md`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := loadOne(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if len(args) == 2 {
+				data, err := s.ReadResource(args[1])
+				if err != nil {
+					// Missing, refused or unreadable: FILE was not what was asked.
+					return &exitError{code: exitInvalid, err: fmt.Errorf("%s: %w", s.Dir, err)}
+				}
+				if asJSON {
+					return writeJSON(out, map[string]string{"skill": s.Name, "path": args[1], "content": string(data)})
+				}
+				_, err = out.Write(data)
+				return err
+			}
+			act, err := s.Activate()
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if asJSON {
+				return writeJSON(out, act)
+			}
+			fmt.Fprint(out, act.Body)
+			if len(act.Body) > 0 && act.Body[len(act.Body)-1] != '\n' {
+				fmt.Fprintln(out)
+			}
+			fmt.Fprintf(out, "\nFiles of skill %s (read one with: skillrun show %s FILE):\n", s.Name, args[0])
+			for _, f := range act.Files {
+				fmt.Fprintf(out, "  %s\n", f)
+			}
+			if act.Truncated {
+				fmt.Fprintf(out, "  ... (more than %d files; list truncated)\n", skills.MaxListedFiles)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+// loadOne loads a single skill leniently, printing warnings on stderr.
+func loadOne(cmd *cobra.Command, p string) (*skills.Skill, error) {
+	s, err := skills.Load(p, nil)
+	if le, ok := errors.AsType[*skills.LoadError](err); ok {
+		for _, pr := range le.Problems {
+			fmt.Fprintln(cmd.ErrOrStderr(), pr.Error())
+		}
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s: the skill cannot be loaded", p)}
+	}
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	for _, pr := range s.Problems {
+		fmt.Fprintln(cmd.ErrOrStderr(), pr.Error())
+	}
+	return s, nil
+}

@@ -1,0 +1,294 @@
+package skills
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Limits from the Agent Skills specification, counted in Unicode code
+// points as the reference validator counts them.
+const (
+	MaxNameLength          = 64
+	MaxDescriptionLength   = 1024
+	MaxCompatibilityLength = 500
+)
+
+// Problem codes for the field rules of the specification.
+const (
+	CodeUnexpectedField     = "unexpected-field"
+	CodeNameMissing         = "name-missing"
+	CodeNameTooLong         = "name-too-long"
+	CodeNameCase            = "name-not-lowercase"
+	CodeNameHyphen          = "name-hyphen"
+	CodeNameChars           = "name-invalid-characters"
+	CodeNameDirMismatch     = "name-dir-mismatch"
+	CodeDescriptionMissing  = "description-missing"
+	CodeDescriptionTooLong  = "description-too-long"
+	CodeCompatibility       = "compatibility-invalid"
+	CodeAllowedTools        = "allowed-tools-invalid"
+	CodeMetadata            = "metadata-invalid"
+	CodeStringField         = "field-not-string"
+	CodeSkillFileMissing    = "skill-md-missing"
+	CodeManifest            = "manifest-invalid"
+	CodeManifestPathOutside = "manifest-path-outside"
+)
+
+// fatalWhenLoading lists the problems that make a skill unusable even for
+// a lenient client, following the spec's client guidance: without parsable
+// frontmatter, a name or a description there is nothing to disclose.
+var fatalWhenLoading = map[string]bool{
+	CodeTooLarge: true, CodeEncoding: true, CodeNoFrontmatter: true, CodeUnclosed: true,
+	CodeYAMLSyntax: true, CodeNotMapping: true, CodeYAMLAlias: true, CodeYAMLDepth: true,
+	CodeYAMLDuplicate: true, CodeYAMLComplexKey: true, CodeNameMissing: true,
+	CodeDescriptionMissing: true, CodeSkillFileMissing: true, CodeManifest: true,
+	CodeManifestPathOutside: true,
+}
+
+// advisory lists problems the reference validator does not report; they
+// are warnings even when validating, so verdicts match the reference.
+var advisory = map[string]bool{CodeMetadata: true}
+
+// grade sets each problem's severity. Strict (validation) grading makes
+// every spec violation an error; lenient (loading) grading keeps only
+// fatalWhenLoading problems as errors.
+func grade(ps Problems, strict bool) {
+	for i := range ps {
+		c := ps[i].Code
+		switch {
+		case advisory[c]:
+			ps[i].Severity = Warning
+		case strict || fatalWhenLoading[c]:
+			ps[i].Severity = Error
+		default:
+			ps[i].Severity = Warning
+		}
+	}
+}
+
+// parseSkillMD parses and checks one SKILL.md. dirName is the name of the
+// directory holding it (for the name rule); file is used in problems. The
+// skill is nil when the frontmatter cannot be read at all. Problems are
+// returned ungraded.
+func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
+	doc, ps := parseFrontmatter(data, file)
+	if doc == nil {
+		return nil, ps
+	}
+	s := &Skill{Body: doc.body, BodyLine: doc.bodyLine}
+	add := func(code, field string, n *yaml.Node, format string, args ...any) {
+		p := Problem{File: file, Field: field, Code: code, Message: fmt.Sprintf(format, args...)}
+		if n != nil {
+			p.Line = n.Line
+		}
+		ps = append(ps, p)
+	}
+
+	fields := map[string]*yaml.Node{}
+	keyLine := map[string]*yaml.Node{}
+	var extra []string
+	for i := 0; i+1 < len(doc.fields.Content); i += 2 {
+		k, v := doc.fields.Content[i], doc.fields.Content[i+1]
+		fields[k.Value], keyLine[k.Value] = v, k
+		if !isSpecField(k.Value) {
+			extra = append(extra, k.Value)
+			if s.Extra == nil {
+				s.Extra = map[string]any{}
+			}
+			s.Extra[k.Value] = nodeValue(v)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		first := keyLine[extra[0]]
+		for _, k := range extra[1:] {
+			if keyLine[k].Line < first.Line {
+				first = keyLine[k]
+			}
+		}
+		add(CodeUnexpectedField, strings.Join(extra, ","), first,
+			"unexpected fields in frontmatter: %s (only %s are allowed; put custom data under metadata:)",
+			strings.Join(extra, ", "), strings.Join(specFields, ", "))
+	}
+
+	// name
+	if n, ok := fields["name"]; !ok {
+		add(CodeNameMissing, "name", nil, "missing required field in frontmatter: name")
+	} else if v, ok := scalar(n); !ok || trimSpace(v) == "" {
+		add(CodeNameMissing, "name", n, "field 'name' must be a non-empty string")
+	} else {
+		// The rules apply to the NFKC form; the name is kept as written
+		// (trimmed), which is what the reference prints in the catalog.
+		s.Name = trimSpace(v)
+		name := norm.NFKC.String(s.Name)
+		if c := utf8.RuneCountInString(name); c > MaxNameLength {
+			add(CodeNameTooLong, "name", n, "skill name %q exceeds %d character limit (%d chars)", name, MaxNameLength, c)
+		}
+		if name != strings.ToLower(name) {
+			add(CodeNameCase, "name", n, "skill name %q must be lowercase", name)
+		}
+		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
+			add(CodeNameHyphen, "name", n, "skill name %q cannot start or end with a hyphen", name)
+		}
+		if strings.Contains(name, "--") {
+			add(CodeNameHyphen, "name", n, "skill name %q cannot contain consecutive hyphens", name)
+		}
+		if bad := invalidNameRunes(name); bad != "" {
+			add(CodeNameChars, "name", n, "skill name %q contains invalid characters %s; only letters, digits, and hyphens are allowed", name, bad)
+		}
+		if dirName != "" {
+			if d := norm.NFKC.String(dirName); d != name {
+				add(CodeNameDirMismatch, "name", n, "directory name %q must match skill name %q", dirName, name)
+			}
+		}
+	}
+
+	// description
+	if n, ok := fields["description"]; !ok {
+		add(CodeDescriptionMissing, "description", nil, "missing required field in frontmatter: description")
+	} else if v, ok := scalar(n); !ok || trimSpace(v) == "" {
+		add(CodeDescriptionMissing, "description", n, "field 'description' must be a non-empty string")
+	} else {
+		s.Description = trimSpace(v)
+		if c := utf8.RuneCountInString(v); c > MaxDescriptionLength {
+			add(CodeDescriptionTooLong, "description", n, "description exceeds %d character limit (%d chars)", MaxDescriptionLength, c)
+		}
+	}
+
+	// compatibility
+	if n, ok := fields["compatibility"]; ok {
+		if v, ok := scalar(n); !ok {
+			add(CodeCompatibility, "compatibility", n, "field 'compatibility' must be a string")
+		} else {
+			s.Compatibility = v
+			if c := utf8.RuneCountInString(v); c > MaxCompatibilityLength {
+				add(CodeCompatibility, "compatibility", n, "compatibility exceeds %d character limit (%d chars)", MaxCompatibilityLength, c)
+			}
+		}
+	}
+
+	// allowed-tools: a string, or a list of strings joined with spaces.
+	if n, ok := fields["allowed-tools"]; ok {
+		if v, ok := scalar(n); ok {
+			s.AllowedTools = v
+		} else if items, ok := scalarList(n); ok {
+			s.AllowedTools = strings.Join(items, " ")
+		} else if n.Kind == yaml.SequenceNode {
+			add(CodeAllowedTools, "allowed-tools", n, "field 'allowed-tools' list items must all be strings")
+		} else {
+			add(CodeAllowedTools, "allowed-tools", n, "field 'allowed-tools' must be either a string or a list of strings")
+		}
+	}
+
+	// license: any scalar; the reference does not check it further.
+	if n, ok := fields["license"]; ok {
+		if v, ok := scalar(n); ok {
+			s.License = v
+		} else {
+			add(CodeStringField, "license", n, "field 'license' must be a string")
+		}
+	}
+
+	// metadata: the spec says a map of string to string. The reference
+	// does not check it, so problems here are advisory.
+	if n, ok := fields["metadata"]; ok {
+		switch n.Kind {
+		case yaml.MappingNode:
+			s.Metadata = make(map[string]string, len(n.Content)/2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if sv, ok := scalar(v); ok {
+					s.Metadata[k.Value] = sv
+				} else {
+					add(CodeMetadata, "metadata."+k.Value, v, "metadata value %q should be a string; nested values are ignored", k.Value)
+				}
+			}
+		default:
+			if v, ok := scalar(n); !ok || v != "" {
+				add(CodeMetadata, "metadata", n, "field 'metadata' should be a mapping of string keys to string values")
+			}
+		}
+	}
+	return s, ps
+}
+
+// scalar returns a scalar node's text. Following the reference validator's
+// strictyaml, every scalar is a string: 123, true and ~ are read as the
+// strings "123", "true" and "~"; an empty value is "".
+func scalar(n *yaml.Node) (string, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	if n.Tag == "!!null" && n.Value == "" {
+		return "", true
+	}
+	return n.Value, true
+}
+
+func scalarList(n *yaml.Node) ([]string, bool) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, false
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		v, ok := scalar(c)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
+}
+
+// nodeValue converts a checked node tree (no aliases, bounded depth) into
+// plain Go values: strings, []any and map[string]any.
+func nodeValue(n *yaml.Node) any {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		v, _ := scalar(n)
+		return v
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			out[i] = nodeValue(c)
+		}
+		return out
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out[n.Content[i].Value] = nodeValue(n.Content[i+1])
+		}
+		return out
+	}
+	return nil
+}
+
+// invalidNameRunes lists, quoted, the runes of name that are neither
+// letters nor numbers (Unicode categories L and N, as Python's isalnum) nor
+// '-'. It returns "" when there are none.
+func invalidNameRunes(name string) string {
+	var bad []string
+	seen := map[rune]bool{}
+	for _, r := range name {
+		if r == '-' || unicode.IsLetter(r) || unicode.IsNumber(r) || seen[r] {
+			continue
+		}
+		seen[r] = true
+		bad = append(bad, fmt.Sprintf("%q", r))
+	}
+	return strings.Join(bad, ", ")
+}
+
+// trimSpace trims what Python's str.strip() trims (the reference
+// implementation's rule): Unicode white space plus the ASCII separators
+// U+001C to U+001F, which unicode.IsSpace does not include.
+func trimSpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+	})
+}

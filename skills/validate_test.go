@@ -1,0 +1,184 @@
+package skills
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// codes returns the sorted problem codes of ps, graded strictly.
+func strictCodes(ps Problems) []string {
+	grade(ps, true)
+	var out []string
+	for _, p := range ps.Errors() {
+		out = append(out, p.Code)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func fm(lines ...string) []byte {
+	return []byte("---\n" + strings.Join(lines, "\n") + "\n---\n# Body\n")
+}
+
+func TestValidateRules(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct {
+		name string
+		md   []byte
+		dir  string
+		want []string // error codes, sorted; nil = valid
+	}{
+		{"minimal valid", fm("name: pdf", "description: Read PDFs."), "pdf", nil},
+		{"all optional fields", fm("name: pdf", "description: d", "license: MIT", "compatibility: Needs poppler",
+			"metadata:", "  author: me", "allowed-tools: Read Bash(git:*)"), "pdf", nil},
+		{"allowed-tools as list", fm("name: pdf", "description: d", "allowed-tools:", "  - Read", "  - Write"), "pdf", nil},
+		{"missing name", fm("description: d"), "pdf", []string{CodeNameMissing}},
+		{"empty name", fm("name: ''", "description: d"), "pdf", []string{CodeNameMissing}},
+		{"blank name", fm("name: '   '", "description: d"), "pdf", []string{CodeNameMissing}},
+		{"name is a list", fm("name:", "  - a", "description: d"), "pdf", []string{CodeNameMissing}},
+		{"number name read as string", fm("name: 123", "description: d"), "123", nil},
+		{"uppercase", fm("name: PDF", "description: d"), "PDF", []string{CodeNameCase}},
+		{"title case with space", fm("name: Attio Automation", "description: d"), "attio-automation",
+			[]string{CodeNameDirMismatch, CodeNameChars, CodeNameCase}},
+		{"leading hyphen", fm("name: -pdf", "description: d"), "-pdf", []string{CodeNameHyphen}},
+		{"trailing hyphen", fm("name: pdf-", "description: d"), "pdf-", []string{CodeNameHyphen}},
+		{"double hyphen", fm("name: pdf--x", "description: d"), "pdf--x", []string{CodeNameHyphen}},
+		{"underscore", fm("name: zoho_books", "description: d"), "zoho_books", []string{CodeNameChars}},
+		{"64 chars ok", fm("name: "+long(64), "description: d"), long(64), nil},
+		{"65 chars", fm("name: "+long(65), "description: d"), long(65), []string{CodeNameTooLong}},
+		{"unicode letters and digits", fm("name: données-٣", "description: d"), "données-٣", nil},
+		{"cjk name", fm("name: 技能", "description: d"), "技能", nil},
+		{"nfkc: fullwidth matches dir", fm("name: ｐｄｆ", "description: d"), "pdf", nil},
+		{"nfkc: dir normalised too", fm("name: pdf", "description: d"), "ｐｄｆ", nil},
+		{"nfkc ligature", fm("name: ﬁle", "description: d"), "file", nil},
+		{"name trimmed", fm("name: '  pdf  '", "description: d"), "pdf", nil},
+		{"dir mismatch", fm("name: pdf", "description: d"), "pdf-tools", []string{CodeNameDirMismatch}},
+		{"missing description", fm("name: pdf"), "pdf", []string{CodeDescriptionMissing}},
+		{"empty description", fm("name: pdf", "description: ''"), "pdf", []string{CodeDescriptionMissing}},
+		{"null description", fm("name: pdf", "description:"), "pdf", []string{CodeDescriptionMissing}},
+		{"description is a mapping", fm("name: pdf", "description:", "  a: b"), "pdf", []string{CodeDescriptionMissing}},
+		{"description 1024 ok", fm("name: pdf", "description: "+long(1024)), "pdf", nil},
+		{"description 1025", fm("name: pdf", "description: "+long(1025)), "pdf", []string{CodeDescriptionTooLong}},
+		{"description counts code points", fm("name: pdf", "description: "+strings.Repeat("é", 1024)), "pdf", nil},
+		{"compatibility 500 ok", fm("name: pdf", "description: d", "compatibility: "+long(500)), "pdf", nil},
+		{"compatibility 501", fm("name: pdf", "description: d", "compatibility: "+long(501)), "pdf", []string{CodeCompatibility}},
+		{"compatibility list", fm("name: pdf", "description: d", "compatibility:", "  - x"), "pdf", []string{CodeCompatibility}},
+		{"allowed-tools mapping", fm("name: pdf", "description: d", "allowed-tools:", "  a: b"), "pdf", []string{CodeAllowedTools}},
+		{"allowed-tools nested list", fm("name: pdf", "description: d", "allowed-tools:", "  - - a"), "pdf", []string{CodeAllowedTools}},
+		{"unexpected fields", fm("name: pdf", "description: d", "author: me", "requires: x"), "pdf", []string{CodeUnexpectedField}},
+		{"metadata not a map is advisory", fm("name: pdf", "description: d", "metadata: x"), "pdf", nil},
+		{"every error at once", fm("name: Bad_Name-", "author: x"), "other",
+			[]string{CodeDescriptionMissing, CodeNameDirMismatch, CodeNameHyphen, CodeNameChars, CodeNameCase, CodeUnexpectedField}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ps := parseSkillMD(tt.md, "x/SKILL.md", tt.dir)
+			if diff := cmp.Diff(tt.want, strictCodes(ps)); diff != "" {
+				t.Errorf("codes mismatch (-want +got):\n%s\nproblems:\n%v", diff, ps)
+			}
+		})
+	}
+}
+
+func TestValidateMessages(t *testing.T) {
+	_, ps := parseSkillMD(fm("name: PDF_x", "description: d", "zeta: 1", "alpha: 2"), "pdf/SKILL.md", "pdf")
+	grade(ps, true)
+	text := ps.Error()
+	for _, want := range []string{
+		`pdf/SKILL.md:4: unexpected fields in frontmatter: alpha, zeta`,
+		`pdf/SKILL.md:2: skill name "PDF_x" must be lowercase`,
+		`contains invalid characters '_'`,
+		`directory name "pdf" must match skill name "PDF_x"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("problems do not contain %q:\n%s", want, text)
+		}
+	}
+	var unexpected Problem
+	for _, p := range ps {
+		if p.Code == CodeUnexpectedField {
+			unexpected = p
+		}
+	}
+	if unexpected.Field != "alpha,zeta" {
+		t.Errorf("unexpected-field Field = %q, want %q", unexpected.Field, "alpha,zeta")
+	}
+}
+
+func TestParsedFields(t *testing.T) {
+	s, ps := parseSkillMD(fm(
+		"name: pdf",
+		"description: >",
+		"  Read and",
+		"  fill PDFs.",
+		"license: 'Apache-2.0'",
+		"compatibility: Needs python3",
+		"metadata:",
+		"  author: me",
+		"  version: 1.0",
+		"allowed-tools:",
+		"  - Read",
+		"  - Bash(git add:*)",
+		"x-extra:",
+		"  - 1",
+		"  - k: v",
+	), "pdf/SKILL.md", "pdf")
+	if s == nil {
+		t.Fatalf("no skill: %v", ps)
+	}
+	want := &Skill{
+		Name:          "pdf",
+		Description:   "Read and fill PDFs.",
+		License:       "Apache-2.0",
+		Compatibility: "Needs python3",
+		AllowedTools:  "Read Bash(git add:*)",
+		Metadata:      map[string]string{"author": "me", "version": "1.0"},
+		Extra:         map[string]any{"x-extra": []any{"1", map[string]any{"k": "v"}}},
+		Body:          "# Body\n",
+		BodyLine:      18,
+	}
+	if diff := cmp.Diff(want, s, cmp.AllowUnexported(Skill{})); diff != "" {
+		t.Errorf("skill mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLenientGrading(t *testing.T) {
+	tests := []struct {
+		name     string
+		md       []byte
+		dir      string
+		fatal    bool
+		warnings []string
+	}{
+		{"dir mismatch loads", fm("name: pdf", "description: d"), "other", false, []string{CodeNameDirMismatch}},
+		{"long name loads", fm("name: "+strings.Repeat("a", 70), "description: d"), strings.Repeat("a", 70), false, []string{CodeNameTooLong}},
+		{"title case loads", fm("name: Attio", "description: d"), "attio", false, []string{CodeNameDirMismatch, CodeNameCase}},
+		{"extra keys load", fm("name: pdf", "description: d", "requires: x"), "pdf", false, []string{CodeUnexpectedField}},
+		{"flow list loads", fm("name: pdf", "description: d", "allowed-tools: [Read, Write]"), "pdf", false, []string{CodeYAMLFlowStyle}},
+		{"missing description skips", fm("name: pdf"), "pdf", true, nil},
+		{"missing name skips", fm("description: d"), "pdf", true, nil},
+		{"bad yaml skips", fm("name: pdf", "description: [unclosed"), "pdf", true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ps := parseSkillMD(tt.md, "SKILL.md", tt.dir)
+			grade(ps, false)
+			if got := len(ps.Errors()) > 0; got != tt.fatal {
+				t.Fatalf("fatal = %v, want %v: %v", got, tt.fatal, ps)
+			}
+			var warn []string
+			for _, p := range ps.Warnings() {
+				warn = append(warn, p.Code)
+			}
+			sort.Strings(warn)
+			if !tt.fatal {
+				if diff := cmp.Diff(tt.warnings, warn); diff != "" {
+					t.Errorf("warnings mismatch (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
