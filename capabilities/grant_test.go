@@ -1,0 +1,494 @@
+package capabilities
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/go-cmp/cmp"
+)
+
+// parseSet decodes a [capabilities] table written in TOML, so that tables
+// of sets read like skill.toml.
+func parseSet(t *testing.T, src string) Set {
+	t.Helper()
+	var s Set
+	md, err := toml.Decode(src, &s)
+	if err != nil {
+		t.Fatalf("decoding %q: %v", src, err)
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		t.Fatalf("decoding %q: unknown keys %v", src, u)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("decoding %q: %v", src, err)
+	}
+	return s
+}
+
+func TestEffective(t *testing.T) {
+	tests := []struct {
+		name              string
+		declared, granted string
+		want              string
+	}{
+		{"nothing granted", `read = ["workspace"]
+env = ["LANG"]`, ``, ``},
+		{"nothing declared", ``, `read = ["workspace"]
+env = ["LANG"]`, ``},
+		{"same", `read = ["skill", "workspace"]`, `read = ["workspace", "skill"]`, `read = ["skill", "workspace"]`},
+
+		// Paths: the narrower of each nested pair, either way round.
+		{"granted sub-path narrows", `read = ["workspace"]`, `read = ["workspace/data"]`, `read = ["workspace/data"]`},
+		{"declared sub-path stays", `read = ["workspace/data"]`, `read = ["workspace"]`, `read = ["workspace/data"]`},
+		{"sibling prefix is apart", `read = ["workspace/data"]`, `read = ["workspace/database"]`, ``},
+		{"sibling prefix is apart, reversed", `read = ["workspace/database"]`, `read = ["workspace/data"]`, ``},
+		{"roots are apart", `read = ["skill"]`, `read = ["workspace"]`, ``},
+		{"several pairs", `read = ["skill", "workspace"]`, `read = ["workspace/out", "skill/references", "workspace/data"]`,
+			`read = ["skill/references", "workspace/data", "workspace/out"]`},
+		{"deduplicated", `read = ["workspace", "workspace/data"]`, `read = ["workspace/data"]`, `read = ["workspace/data"]`},
+		{"covered entries dropped", `read = ["workspace", "workspace/data"]`, `read = ["workspace"]`, `read = ["workspace"]`},
+		{"covered entries dropped, deep", `read = ["workspace/a-b", "workspace/a/b", "workspace/a", "skill"]`, `read = ["workspace", "skill/x"]`,
+			`read = ["skill/x", "workspace/a", "workspace/a-b"]`},
+		{"write narrows", `write = ["workspace"]`, `write = ["workspace/out"]`, `write = ["workspace/out"]`},
+		{"read and write apart", `read = ["workspace"]`, `write = ["workspace"]`, ``},
+		{"write and read apart", `write = ["workspace"]`, `read = ["workspace"]`, ``},
+
+		// Names: exactly those in both.
+		{"env", `env = ["LANG", "TZ", "HOME"]`, `env = ["TZ", "LANG", "lang", "PATH"]`, `env = ["LANG", "TZ"]`},
+		{"tools", `tools = ["workspace_read", "shell"]`, `tools = ["workspace_read"]`, `tools = ["workspace_read"]`},
+		{"skills", `skills = ["pdf-extract"]`, `skills = ["pdf-extract", "other"]`, `skills = ["pdf-extract"]`},
+		{"names apart", `tools = ["a"]`, `tools = ["b"]`, ``},
+
+		// Hosts: narrower host and narrower port.
+		{"same host", `net = ["api.example.com"]`, `net = ["api.example.com"]`, `net = ["api.example.com"]`},
+		{"granted wildcard covers declared", `net = ["api.example.org"]`, `net = ["*.example.org"]`, `net = ["api.example.org"]`},
+		{"declared wildcard covers granted", `net = ["*.example.org"]`, `net = ["api.example.org"]`, `net = ["api.example.org"]`},
+		{"wildcard excludes apex", `net = ["*.example.org"]`, `net = ["example.org"]`, ``},
+		{"apex excludes wildcard", `net = ["example.org"]`, `net = ["*.example.org"]`, ``},
+		{"nested wildcards", `net = ["*.example.org"]`, `net = ["*.a.example.org"]`, `net = ["*.a.example.org"]`},
+		{"star covers all", `net = ["api.example.com", "*.example.org:443"]`, `net = ["*"]`, `net = ["*.example.org:443", "api.example.com"]`},
+		{"declared star", `net = ["*"]`, `net = ["api.example.com:8443"]`, `net = ["api.example.com:8443"]`},
+		{"granted port narrows", `net = ["api.example.com"]`, `net = ["api.example.com:443"]`, `net = ["api.example.com:443"]`},
+		{"declared port stays", `net = ["api.example.com:443"]`, `net = ["api.example.com"]`, `net = ["api.example.com:443"]`},
+		{"ports apart", `net = ["api.example.com:443"]`, `net = ["api.example.com:8443"]`, ``},
+		{"host from one, port from the other", `net = ["*.example.org"]`, `net = ["*:443"]`, `net = ["*.example.org:443"]`},
+		{"hosts apart", `net = ["api.example.com"]`, `net = ["api.example.org"]`, ``},
+		{"suffix is not a subdomain", `net = ["badexample.org"]`, `net = ["*.example.org"]`, ``},
+		{"overlapping patterns meet", `net = ["*.example.org", "*:443"]`, `net = ["*.example.org", "*:443"]`, `net = ["*.example.org", "*:443"]`},
+		{"covered patterns dropped", `net = ["*.example.org", "a.example.org:443", "*.a.example.org"]`, `net = ["*"]`, `net = ["*.example.org"]`},
+		{"IPv6", `net = ["[::1]:8080"]`, `net = ["[::1]", "127.0.0.1"]`, `net = ["[::1]:8080"]`},
+
+		// MCP patterns: narrower wins.
+		{"mcp granted tool", `mcp = ["github/*"]`, `mcp = ["github/create_issue"]`, `mcp = ["github/create_issue"]`},
+		{"mcp declared tool", `mcp = ["github/create_issue"]`, `mcp = ["github/*"]`, `mcp = ["github/create_issue"]`},
+		{"mcp covered dropped", `mcp = ["github/*", "github/list"]`, `mcp = ["github/*"]`, `mcp = ["github/*"]`},
+		{"mcp same", `mcp = ["github/*"]`, `mcp = ["github/*"]`, `mcp = ["github/*"]`},
+		{"mcp servers apart", `mcp = ["github/*"]`, `mcp = ["gitlab/*"]`, ``},
+		{"mcp tools apart", `mcp = ["github/a"]`, `mcp = ["github/b"]`, ``},
+
+		// Limits: the smaller, or whichever is set.
+		{"limits min", `memory = "64MiB"
+timeout = "10s"
+output = "1MiB"`, `memory = "32MiB"
+timeout = "30s"
+output = "2MiB"`, `memory = "32MiB"
+timeout = "10s"
+output = "1MiB"`},
+		{"declared limit only", `timeout = "10s"`, ``, `timeout = "10s"`},
+		{"granted limit only", ``, `timeout = "5s"
+memory = "16MiB"`, `timeout = "5s"
+memory = "16MiB"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, g := parseSet(t, tt.declared), parseSet(t, tt.granted)
+			dBefore, gBefore := parseSet(t, tt.declared), parseSet(t, tt.granted)
+			got := Effective(d, g)
+			if diff := cmp.Diff(parseSet(t, tt.want), got); diff != "" {
+				t.Errorf("Effective mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(dBefore, d); diff != "" {
+				t.Errorf("Effective modified declared (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(gBefore, g); diff != "" {
+				t.Errorf("Effective modified granted (-before +after):\n%s", diff)
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("Effective(...).Validate() = %v", err)
+			}
+		})
+	}
+}
+
+func TestEffectiveSharesNoMemory(t *testing.T) {
+	d := parseSet(t, `read = ["workspace"]
+env = ["LANG"]`)
+	got := Effective(d, d)
+	got.Read[0] = Path{Root: RootSkill}
+	got.Env[0] = "X"
+	if d.Read[0].Root != RootWorkspace || d.Env[0] != "LANG" {
+		t.Errorf("modifying the result changed the argument: %+v", d)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name          string
+		skill, script string
+		want          string
+	}{
+		{"empty", ``, ``, ``},
+		{"skill only", `read = ["workspace"]
+timeout = "10s"`, ``, `read = ["workspace"]
+timeout = "10s"`},
+		{"script only", ``, `env = ["LANG"]`, `env = ["LANG"]`},
+		{"union", `read = ["skill"]
+env = ["LANG"]
+net = ["api.example.com"]
+mcp = ["github/*"]`, `read = ["workspace/data", "skill"]
+env = ["TZ"]
+net = ["*.example.org:443"]
+tools = ["shell"]
+skills = ["pdf-extract"]
+write = ["workspace/out"]`, `read = ["skill", "workspace/data"]
+write = ["workspace/out"]
+env = ["LANG", "TZ"]
+net = ["*.example.org:443", "api.example.com"]
+tools = ["shell"]
+mcp = ["github/*"]
+skills = ["pdf-extract"]`},
+		{"covered entries dropped", `read = ["workspace/data"]
+net = ["a.example.org:443", "b.example.org"]
+mcp = ["github/list"]`, `read = ["workspace"]
+net = ["*.example.org"]
+mcp = ["github/*"]`, `read = ["workspace"]
+net = ["*.example.org"]
+mcp = ["github/*"]`},
+		{"script limits win", `memory = "64MiB"
+timeout = "10s"
+output = "1MiB"`, `memory = "128MiB"
+timeout = "5s"`, `memory = "128MiB"
+timeout = "5s"
+output = "1MiB"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Merge(parseSet(t, tt.skill), parseSet(t, tt.script))
+			if diff := cmp.Diff(parseSet(t, tt.want), got); diff != "" {
+				t.Errorf("Merge mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMissing(t *testing.T) {
+	tests := []struct {
+		name              string
+		declared, granted string
+		want              string
+	}{
+		{"nothing declared", ``, `read = ["workspace"]`, ``},
+		{"nothing granted", `read = ["workspace"]`, ``, `read = ["workspace"]`},
+		{"everything granted", `read = ["workspace"]
+env = ["LANG"]`, `read = ["workspace"]
+env = ["LANG"]`, ``},
+		{"narrowed is not missing", `read = ["workspace"]`, `read = ["workspace/data"]`, ``},
+		{"partly granted is not missing", `read = ["skill", "workspace"]
+env = ["LANG", "TZ"]`, `read = ["skill"]
+env = ["TZ"]`, ``},
+		{"granted elsewhere is missing", `read = ["workspace/data"]`, `read = ["skill", "workspace/database"]`, `read = ["workspace/data"]`},
+		{"per kind", `read = ["workspace"]
+write = ["workspace/out"]
+env = ["LANG"]
+net = ["api.example.com"]
+tools = ["shell"]
+mcp = ["github/*"]
+skills = ["pdf-extract"]`, `read = ["workspace"]
+net = ["*.example.com"]
+mcp = ["github/list"]`, `write = ["workspace/out"]
+env = ["LANG"]
+tools = ["shell"]
+skills = ["pdf-extract"]`},
+		{"write granted does not cover read", `read = ["workspace"]`, `write = ["workspace"]`, `read = ["workspace"]`},
+		{"limits never missing", `memory = "64MiB"
+timeout = "10s"
+output = "1MiB"`, ``, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Missing(parseSet(t, tt.declared), parseSet(t, tt.granted))
+			if diff := cmp.Diff(parseSet(t, tt.want), got); diff != "" {
+				t.Errorf("Missing mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHostPatternCovers(t *testing.T) {
+	tests := []struct {
+		h, o string
+		want bool
+	}{
+		{"api.example.com", "api.example.com", true},
+		{"api.example.com", "api.example.com:443", true},
+		{"api.example.com:443", "api.example.com", false},
+		{"api.example.com:443", "api.example.com:443", true},
+		{"api.example.com:443", "api.example.com:8443", false},
+		{"api.example.com", "example.com", false},
+		{"api.example.com", "*.example.com", false},
+		{"*.example.org", "a.example.org", true},
+		{"*.example.org", "a.b.example.org", true},
+		{"*.example.org", "example.org", false},
+		{"*.example.org", "badexample.org", false},
+		{"*.example.org", "*.example.org", true},
+		{"*.example.org", "*.a.example.org", true},
+		{"*.a.example.org", "*.example.org", false},
+		{"*.example.org", "*.badexample.org", false},
+		{"*.example.org", "*", false},
+		{"*.example.org:443", "a.example.org", false},
+		{"*.example.org:443", "a.example.org:443", true},
+		{"*", "*", true},
+		{"*", "a.example.org:80", true},
+		{"*", "[::1]", true},
+		{"*:443", "*", false},
+		{"*:443", "*:443", true},
+		{"*:443", "a.example.org:443", true},
+		{"127.0.0.1", "127.0.0.1:80", true},
+		{"[::1]", "[::1]:443", true},
+		{"[::1]", "127.0.0.1", false},
+	}
+	for _, tt := range tests {
+		h, err := ParseHostPattern(tt.h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := ParseHostPattern(tt.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.Covers(o); got != tt.want {
+			t.Errorf("%q.Covers(%q) = %v, want %v", tt.h, tt.o, got, tt.want)
+		}
+	}
+}
+
+// Universes for random sets: small, so that random sets overlap often,
+// and full of the near misses the rules are about (data vs database,
+// example.org vs *.example.org, ports).
+var (
+	genSubs   = []string{"", "a", "a/b", "a/b/c", "ab", "b", "b/a"}
+	genHosts  = []string{"example.org", "a.example.org", "b.a.example.org", "example.com", "a.example.com", "1.2.3.4", "::1"}
+	genPorts  = []int{0, 0, 443, 8080}
+	genNames  = []string{"A", "B", "C", "D"}
+	genMCP    = []string{"gh/a", "gh/b", "gh/*", "gl/a", "gl/*"}
+	probeSubs = append(slices.Clone(genSubs), "a/b/c/d", "ab/c", "c")
+	probeHost = []string{"example.org", "a.example.org", "b.a.example.org", "c.b.a.example.org", "x.example.org",
+		"example.com", "a.example.com", "z.a.example.com", "1.2.3.4", "::1", "other.net"}
+	probePorts = []int{22, 443, 8080}
+	probeMCP   = []string{"gh/a", "gh/b", "gh/c", "gl/a", "gl/z", "xx/a"}
+)
+
+// randomSet returns a valid Set drawn from the universes above.
+func randomSet(r *rand.Rand) Set {
+	var s Set
+	pick := func(n int) int { return r.IntN(n) }
+	for range pick(4) {
+		s.Read = append(s.Read, Path{Root: Root(1 + pick(2)), Sub: genSubs[pick(len(genSubs))]})
+	}
+	for range pick(3) {
+		s.Write = append(s.Write, Path{Root: Root(1 + pick(2)), Sub: genSubs[pick(len(genSubs))]})
+	}
+	for range pick(4) {
+		var h HostPattern
+		switch i := pick(len(genHosts) + 1); {
+		case i == len(genHosts):
+			h.Wildcard = true
+		default:
+			h.Host = genHosts[i]
+			// No wildcard before an IP address, as the parser insists.
+			h.Wildcard = i < 5 && pick(2) == 0
+		}
+		h.Port = genPorts[pick(len(genPorts))]
+		s.Net = append(s.Net, h)
+	}
+	for range pick(3) {
+		s.Env = append(s.Env, genNames[pick(len(genNames))])
+	}
+	for range pick(3) {
+		s.Tools = append(s.Tools, genNames[pick(len(genNames))])
+	}
+	for range pick(3) {
+		s.Skills = append(s.Skills, genNames[pick(len(genNames))])
+	}
+	for range pick(3) {
+		s.MCP = append(s.MCP, genMCP[pick(len(genMCP))])
+	}
+	if pick(2) == 0 {
+		s.Memory = Size(1+pick(4)) * MiB
+	}
+	if pick(2) == 0 {
+		s.Timeout = Duration(time.Duration(1+pick(4)) * time.Second)
+	}
+	if pick(2) == 0 {
+		s.Output = Size(1+pick(4)) * KiB
+	}
+	// A declaration names nothing twice (Validate says so).
+	return Merge(s, Set{})
+}
+
+func containsPath(list []Path, p Path) bool {
+	return slices.ContainsFunc(list, func(q Path) bool { return q.Contains(p) })
+}
+
+func matchesHost(list []HostPattern, host string, port int) bool {
+	return slices.ContainsFunc(list, func(q HostPattern) bool { return q.Match(host, port) })
+}
+
+func coversHost(list []HostPattern, p HostPattern) bool {
+	return slices.ContainsFunc(list, func(q HostPattern) bool { return q.Covers(p) })
+}
+
+func matchesMCP(list []string, call string) bool {
+	server, tool, _ := strings.Cut(call, "/")
+	return Set{MCP: list}.CheckMCP(server, tool) == nil
+}
+
+func limitWithin[T Size | Duration](eff, bound T) bool { return bound == 0 || eff != 0 && eff <= bound }
+
+// TestEffectiveProperties checks, on random sets from a seeded generator,
+// that Effective is an intersection: every part of the result lies within
+// what was declared and within what was granted, and every use allowed by
+// both is allowed by the result (nothing is lost either).
+func TestEffectiveProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		d, g := randomSet(r), randomSet(r)
+		if err := d.Validate(); err != nil {
+			t.Fatalf("generator made an invalid set: %v", err)
+		}
+		eff := Effective(d, g)
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Errorf("case %d: declared %s; granted %s; effective %s: %s",
+				i, Describe(d), Describe(g), Describe(eff), fmt.Sprintf(format, args...))
+		}
+		if err := eff.Validate(); err != nil {
+			fail("invalid: %v", err)
+		}
+		for i, p := range eff.Read {
+			for j, q := range eff.Read {
+				if i != j && p.Contains(q) {
+					fail("read %s is covered by %s", q, p)
+				}
+			}
+		}
+		for i, p := range eff.Net {
+			for j, q := range eff.Net {
+				if i != j && p.Covers(q) {
+					fail("net %s is covered by %s", q, p)
+				}
+			}
+		}
+		if !slices.IsSortedFunc(eff.Net, func(a, b HostPattern) int { return strings.Compare(a.String(), b.String()) }) {
+			fail("net is not sorted")
+		}
+		if diff := cmp.Diff(eff, Effective(g, d)); diff != "" {
+			fail("not symmetric (-Effective(d, g) +Effective(g, d)):\n%s", diff)
+		}
+
+		// Within declared and within granted.
+		for _, l := range []struct {
+			key       string
+			eff, d, g []Path
+		}{{"read", eff.Read, d.Read, g.Read}, {"write", eff.Write, d.Write, g.Write}} {
+			for _, p := range l.eff {
+				if !containsPath(l.d, p) || !containsPath(l.g, p) {
+					fail("%s %s is not within both", l.key, p)
+				}
+			}
+		}
+		for _, p := range eff.Net {
+			if !coversHost(d.Net, p) || !coversHost(g.Net, p) {
+				fail("net %s is not within both", p)
+			}
+		}
+		for _, l := range []struct {
+			key       string
+			eff, d, g []string
+		}{{"env", eff.Env, d.Env, g.Env}, {"tools", eff.Tools, d.Tools, g.Tools}, {"skills", eff.Skills, d.Skills, g.Skills}} {
+			for _, n := range l.eff {
+				if !slices.Contains(l.d, n) || !slices.Contains(l.g, n) {
+					fail("%s %s is not within both", l.key, n)
+				}
+			}
+		}
+		for _, m := range eff.MCP {
+			dOK := slices.ContainsFunc(d.MCP, func(q string) bool { x, ok := meetMCP(q, m); return ok && x == m })
+			gOK := slices.ContainsFunc(g.MCP, func(q string) bool { x, ok := meetMCP(q, m); return ok && x == m })
+			if !dOK || !gOK {
+				fail("mcp %s is not within both", m)
+			}
+		}
+		if !limitWithin(eff.Memory, d.Memory) || !limitWithin(eff.Memory, g.Memory) ||
+			!limitWithin(eff.Timeout, d.Timeout) || !limitWithin(eff.Timeout, g.Timeout) ||
+			!limitWithin(eff.Output, d.Output) || !limitWithin(eff.Output, g.Output) {
+			fail("a limit is wider than declared or granted")
+		}
+
+		// Exactly the intersection, probed use by use.
+		for _, root := range []Root{RootSkill, RootWorkspace} {
+			for _, sub := range probeSubs {
+				p := Path{Root: root, Sub: sub}
+				if got, want := containsPath(eff.Read, p), containsPath(d.Read, p) && containsPath(g.Read, p); got != want {
+					fail("read %s: allowed %v, want %v", p, got, want)
+				}
+				if got, want := containsPath(eff.Write, p), containsPath(d.Write, p) && containsPath(g.Write, p); got != want {
+					fail("write %s: allowed %v, want %v", p, got, want)
+				}
+			}
+		}
+		for _, host := range probeHost {
+			for _, port := range probePorts {
+				if got, want := matchesHost(eff.Net, host, port), matchesHost(d.Net, host, port) && matchesHost(g.Net, host, port); got != want {
+					fail("net %s:%d: allowed %v, want %v", host, port, got, want)
+				}
+			}
+		}
+		for _, call := range probeMCP {
+			if got, want := matchesMCP(eff.MCP, call), matchesMCP(d.MCP, call) && matchesMCP(g.MCP, call); got != want {
+				fail("mcp %s: allowed %v, want %v", call, got, want)
+			}
+		}
+		for _, n := range genNames {
+			if got, want := slices.Contains(eff.Env, n), slices.Contains(d.Env, n) && slices.Contains(g.Env, n); got != want {
+				fail("env %s: allowed %v, want %v", n, got, want)
+			}
+		}
+
+		// Missing names a kind exactly when it is declared and nothing of
+		// it survives.
+		m := Missing(d, g)
+		if (len(m.Read) > 0) != (len(d.Read) > 0 && len(eff.Read) == 0) ||
+			(len(m.Net) > 0) != (len(d.Net) > 0 && len(eff.Net) == 0) ||
+			(len(m.MCP) > 0) != (len(d.MCP) > 0 && len(eff.MCP) == 0) {
+			fail("Missing = %s", Describe(m))
+		}
+
+		// -A grants exactly the declaration.
+		all, err := GrantFromFlags(d, true, nil)
+		if err != nil {
+			fail("GrantFromFlags(-A): %v", err)
+		}
+		if diff := cmp.Diff(d, Effective(d, all)); diff != "" {
+			fail("-A effective is not the declaration (-declared +effective):\n%s", diff)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
