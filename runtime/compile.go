@@ -1,0 +1,254 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	goruntime "runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// wasiModule is the only import module a guest may use for now. The
+// skillrun host ABI will be the second.
+const wasiModule = "wasi_snapshot_preview1"
+
+// A CompiledModule is a validated, compiled WebAssembly module, ready to
+// run any number of times with [CompiledModule.Run]. Each run gets a fresh
+// instance: nothing a run does is visible to the next one.
+//
+// A CompiledModule is safe for concurrent use: runs of the same module may
+// overlap freely.
+type CompiledModule struct {
+	r  *Runtime
+	cm wazero.CompiledModule
+	// initialMemory is the size in bytes the exported memory has before the
+	// module runs, so Run can refuse a module whose limit is below it
+	// without allocating it.
+	initialMemory uint64
+	closed        atomic.Bool
+}
+
+// Compile validates and compiles a module once, so that it can be run many
+// times. With a disk cache (see [Options.CacheDir]) a module compiled
+// before, by this or an earlier process, is loaded instead of compiled.
+//
+// Compile checks what the module imports: only functions of WASI preview 1
+// (wasi_snapshot_preview1) are provided, with their standard signatures, so
+// any other import (a function, memory, table or global) is an error that
+// names it, as "env.evil". The module must be a WASI command: it exports
+// _start. Bytes that are not a valid Wasm module are an error that says so.
+//
+// The compiler works on GOMAXPROCS functions at a time.
+//
+// Compile is safe for concurrent use.
+func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*CompiledModule, error) {
+	if r.closed.Load() {
+		return nil, errClosed
+	}
+	start := time.Now()
+	if experimental.GetCompilationWorkers(ctx) == 1 {
+		ctx = experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
+	}
+	cm, err := r.wr.CompileModule(ctx, wasm)
+	if err != nil {
+		if r.closed.Load() {
+			return nil, errClosed
+		}
+		return nil, fmt.Errorf("not a valid Wasm module: %w", err)
+	}
+	if err := r.checkModule(wasm, cm); err != nil {
+		_ = cm.Close(ctx)
+		return nil, err
+	}
+	m := &CompiledModule{r: r, cm: cm}
+	for _, mem := range cm.ExportedMemories() {
+		m.initialMemory = max(m.initialMemory, uint64(mem.Min())*pageSize)
+	}
+	r.log.Debug("compiled module", "bytes", len(wasm), "took", time.Since(start))
+	return m, nil
+}
+
+// pageSize is the size of a Wasm memory page.
+const pageSize = 64 << 10
+
+// checkModule checks the module's imports and its _start export.
+func (r *Runtime) checkModule(wasm []byte, cm wazero.CompiledModule) error {
+	imports, err := importsOf(wasm)
+	if err != nil {
+		return fmt.Errorf("not a valid Wasm module: %w", err)
+	}
+	var problems []error
+	for _, imp := range imports {
+		switch {
+		case imp.module != wasiModule:
+			problems = append(problems, fmt.Errorf("the module imports %s %s.%s, which skillrun does not provide; only functions of %s (WASI preview 1) are available",
+				imp.kind, imp.module, imp.name, wasiModule))
+		case imp.kind != "function":
+			problems = append(problems, fmt.Errorf("the module imports %s %s.%s; %s provides functions only",
+				imp.kind, imp.module, imp.name, wasiModule))
+		}
+	}
+	for _, fn := range cm.ImportedFunctions() {
+		mod, name, _ := fn.Import()
+		if mod != wasiModule {
+			continue // reported above
+		}
+		want, ok := r.wasi[name]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Errorf("the module imports function %s.%s, which is not part of WASI preview 1", mod, name))
+		case !slices.Equal(fn.ParamTypes(), want.ParamTypes()) || !slices.Equal(fn.ResultTypes(), want.ResultTypes()):
+			problems = append(problems, fmt.Errorf("the module imports function %s.%s as %s, but its signature is %s",
+				mod, name, signature(fn), signature(want)))
+		}
+	}
+	start, ok := cm.ExportedFunctions()["_start"]
+	switch {
+	case !ok:
+		problems = append(problems, errors.New("the module exports no _start function; build a WASI command (GOOS=wasip1 for Go, wasm32-wasip1 for C and Rust), not a library or reactor"))
+	case len(start.ParamTypes()) != 0 || len(start.ResultTypes()) != 0:
+		problems = append(problems, fmt.Errorf("the module's _start is %s; a WASI command's _start takes and returns nothing", signature(start)))
+	}
+	return errors.Join(problems...)
+}
+
+func signature(fn api.FunctionDefinition) string {
+	names := func(ts []api.ValueType) string {
+		s := make([]string, len(ts))
+		for i, t := range ts {
+			s[i] = api.ValueTypeName(t)
+		}
+		return strings.Join(s, ", ")
+	}
+	return "func(" + names(fn.ParamTypes()) + ") (" + names(fn.ResultTypes()) + ")"
+}
+
+// Close releases the module's compiled code (the disk cache keeps its
+// entry). Runs in progress are not affected; Run fails after Close. Close
+// is safe to call more than once.
+func (m *CompiledModule) Close(ctx context.Context) error {
+	if m.closed.Swap(true) {
+		return nil // wazero counts references: a second Close would drop another Compile's
+	}
+	return m.cm.Close(ctx)
+}
+
+// wasmImport is one entry of a module's import section.
+type wasmImport struct {
+	module, name string
+	kind         string // function, table, memory or global
+}
+
+// importsOf lists the imports of a module that wazero has already decoded
+// and validated. wazero's API lists imported functions and memories only;
+// this also sees tables and globals, so every import can be named.
+func importsOf(wasm []byte) ([]wasmImport, error) {
+	d := decoder{b: wasm}
+	d.skip(8) // magic and version
+	for d.err == nil && len(d.b) > 0 {
+		id := d.byte()
+		size := d.u32()
+		if id != 2 { // not the import section
+			d.skip(int(size))
+			continue
+		}
+		count := d.u32()
+		var imports []wasmImport
+		for i := uint32(0); i < count && d.err == nil; i++ {
+			imp := wasmImport{module: d.name(), name: d.name()}
+			switch kind := d.byte(); kind {
+			case 0:
+				imp.kind = "function"
+				d.u32() // type index
+			case 1:
+				imp.kind = "table"
+				d.byte() // element type
+				d.limits()
+			case 2:
+				imp.kind = "memory"
+				d.limits()
+			case 3:
+				imp.kind = "global"
+				d.byte() // value type
+				d.byte() // mutability
+			default:
+				d.fail(fmt.Errorf("import kind %#x", kind))
+			}
+			imports = append(imports, imp)
+		}
+		return imports, d.err
+	}
+	return nil, d.err
+}
+
+// decoder reads the few parts of the binary format importsOf needs.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+	d.b = nil
+}
+
+func (d *decoder) skip(n int) {
+	if n < 0 || n > len(d.b) {
+		d.fail(errors.New("unexpected end of module"))
+		return
+	}
+	d.b = d.b[n:]
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.fail(errors.New("unexpected end of module"))
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+// u32 reads an unsigned LEB128 number of at most 32 bits.
+func (d *decoder) u32() uint32 {
+	var v uint32
+	for shift := 0; shift < 35; shift += 7 {
+		c := d.byte()
+		v |= uint32(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v
+		}
+	}
+	d.fail(errors.New("LEB128 number too long"))
+	return 0
+}
+
+func (d *decoder) name() string {
+	n := d.u32()
+	if uint64(n) > uint64(len(d.b)) {
+		d.fail(errors.New("unexpected end of module"))
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) limits() {
+	if flags := d.byte(); flags&1 != 0 {
+		d.u32()
+		d.u32()
+	} else {
+		d.u32()
+	}
+}

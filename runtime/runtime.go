@@ -1,0 +1,161 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Options configures a [Runtime]. The zero value, and a nil *Options, mean
+// the defaults: the compiler where wazero supports it, and a compilation
+// cache on disk under the user's cache directory.
+type Options struct {
+	// CacheDir holds wazero's compilation cache, so that a module compiled
+	// once is loaded, not compiled, by the next process. "" means
+	// <os.UserCacheDir()>/skillrun/wazero; if there is no user cache
+	// directory (no $HOME), the Runtime logs a warning and caches in memory
+	// only. wazero keys each entry by its own version and the SHA-256 of the
+	// module's bytes, so a changed module or a new wazero never reuses a
+	// stale entry; old entries are never read again, and deleting the
+	// directory is always safe. The directory must be writable by this
+	// process only: a module loaded from it is trusted machine code.
+	CacheDir string
+
+	// NoCache disables the disk cache (CacheDir is then ignored).
+	NoCache bool
+
+	// Interpreter selects wazero's interpreter instead of its compiler. The
+	// interpreter compiles fast and runs slowly; the compiler is the other
+	// way round. On platforms the compiler does not support, the
+	// interpreter is used either way.
+	Interpreter bool
+
+	// Logger receives debug lines (compiles, runs) and warnings. nil
+	// discards them.
+	Logger *slog.Logger
+
+	// uninterruptible turns off wazero's context checks in compiled code.
+	// For BenchmarkTimeoutCost only, which measures what the checks cost.
+	// Without them a timeout cannot stop a busy module, and worse: compiled
+	// code without the checks never yields to Go, so a busy module also
+	// blocks the garbage collector's stop-the-world and freezes the whole
+	// process at the next GC (tried: runtime.GC never returned).
+	uninterruptible bool
+}
+
+// A Runtime compiles and runs WebAssembly modules. It owns one wazero
+// runtime, its compilation cache and the WASI host module that every
+// module run by it imports.
+//
+// A Runtime is safe for concurrent use: any number of goroutines may
+// compile and run modules at the same time. Close it when done; that
+// releases the compiled code of every module it compiled.
+type Runtime struct {
+	wr     wazero.Runtime
+	cache  wazero.CompilationCache // nil without a disk cache
+	log    *slog.Logger
+	wasi   map[string]api.FunctionDefinition // wasi_snapshot_preview1 exports
+	closed atomic.Bool
+
+	// scripts memoizes RunScript's compiled modules by content hash.
+	scriptsMu sync.Mutex
+	scripts   map[[32]byte]*CompiledModule
+}
+
+// New returns a Runtime configured by o (nil means defaults).
+//
+// Every Runtime enforces deadlines: modules are compiled with wazero's
+// context checks (WithCloseOnContextDone), which make [RunConfig.Timeout]
+// and cancellation of ctx real, and let Go's scheduler and garbage
+// collector interrupt a busy module. They are not free: the compiled code
+// leaves for Go at every loop header, and Go guests, whose functions are
+// loops, pay it on every call (BenchmarkTimeoutCost: about 6x on a
+// recursive fib). There is no option to turn them off: without them one
+// busy module freezes the whole process at its next garbage collection. Linear memory is capped at 4 GiB (65536
+// pages) for every module; [RunConfig.Memory] narrows that per run.
+func New(ctx context.Context, o *Options) (*Runtime, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+
+	cfg := wazero.NewRuntimeConfig()
+	if opts.Interpreter {
+		cfg = wazero.NewRuntimeConfigInterpreter()
+	}
+	cfg = cfg.
+		WithCloseOnContextDone(!opts.uninterruptible).
+		WithMemoryLimitPages(65536)
+
+	r := &Runtime{log: log}
+	if !opts.NoCache {
+		dir, err := cacheDir(opts.CacheDir)
+		if err != nil {
+			log.Warn("no compilation cache on disk; compiled modules are kept in memory only", "err", err)
+		} else {
+			cache, err := wazero.NewCompilationCacheWithDir(dir)
+			if err != nil {
+				return nil, fmt.Errorf("compilation cache %s: %w; set Options.CacheDir to a writable directory or Options.NoCache", dir, err)
+			}
+			r.cache = cache
+			cfg = cfg.WithCompilationCache(cache)
+			log.Debug("compilation cache", "dir", dir)
+		}
+	}
+
+	r.wr = wazero.NewRuntimeWithConfig(ctx, cfg)
+	wasi, err := wasi_snapshot_preview1.Instantiate(ctx, r.wr)
+	if err != nil {
+		_ = r.Close(ctx)
+		return nil, fmt.Errorf("instantiating WASI: %w", err)
+	}
+	r.wasi = wasi.(api.Module).ExportedFunctionDefinitions()
+	return r, nil
+}
+
+// cacheDir returns the compilation cache directory for Options.CacheDir.
+func cacheDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "skillrun", "wazero"), nil
+}
+
+// Close releases the Runtime: every module compiled by it, the WASI host
+// module and the in-memory part of the compilation cache (the disk cache
+// stays). Runs still in progress are stopped and return an error. Close is
+// safe to call more than once; later calls do nothing.
+func (r *Runtime) Close(ctx context.Context) error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	err := r.wr.Close(ctx)
+	if r.cache != nil {
+		err = errors.Join(err, r.cache.Close(ctx))
+	}
+	return err
+}
+
+// errClosed is returned by Compile and Run after Runtime.Close, and
+// errModuleClosed by Run after CompiledModule.Close.
+var (
+	errClosed       = errors.New("runtime is closed")
+	errModuleClosed = errors.New("compiled module is closed")
+)

@@ -1,0 +1,230 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// ErrNotRunnable matches errors that stop a script before it starts for a
+// reason in the request or the skill, not the sandbox: no such script, a
+// kind this runtime cannot run, a module not built yet, a workspace that is
+// not a folder. The CLI reports them as usage errors (exit 2).
+var ErrNotRunnable = errors.New("not runnable")
+
+// maxModuleSize bounds a module file read from a skill.
+const maxModuleSize = 256 << 20
+
+// A ScriptRun says how to run one script of a loaded skill with
+// [Runtime.RunScript].
+type ScriptRun struct {
+	// Workspace is the host folder mounted at /workspace, as granted.
+	Workspace string
+	// Args are passed after the manifest's fixed args.
+	Args           []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Granted is what the operator grants. The script gets
+	// declared ∩ granted ([capabilities.Effective]); nothing by default.
+	Granted capabilities.Set
+	// Auditor receives every capability use and denial (nil: none).
+	Auditor capabilities.Auditor
+}
+
+// Declared returns a script of s and what it declares: the skill-level
+// capabilities extended by the script's own ([capabilities.Merge]).
+func Declared(s *skills.Skill, script string) (*skills.Script, capabilities.Set, error) {
+	if s.Manifest == nil || len(s.Manifest.Scripts) == 0 {
+		return nil, capabilities.Set{}, fmt.Errorf("%w: skill %s has no scripts (no [scripts] in skill.toml)", ErrNotRunnable, s.Name)
+	}
+	sc, ok := s.Manifest.Scripts[script]
+	if !ok {
+		return nil, capabilities.Set{}, fmt.Errorf("%w: skill %s has no script %q (it has: %v)", ErrNotRunnable, s.Name, script, s.Manifest.ScriptNames())
+	}
+	return sc, capabilities.Merge(s.Manifest.Capabilities, sc.Capabilities), nil
+}
+
+// RunScript runs one script of a skill loaded from a folder on disk, with
+// the effective grant turned into mounts, environment and limits: the
+// granted parts of the skill folder read-only under /skill, of the
+// workspace under /workspace (writable where write is granted), the
+// granted environment variables that are set on the host, and the tighter
+// of each declared and granted limit. The module is read through os.Root
+// (no symlink out of the skill) and compiled once per Runtime.
+//
+// Errors: [ErrNotRunnable] for the request, [capabilities.ErrDenied] for a
+// grant that is never given (write access to the skill folder), and the
+// errors of [CompiledModule.Run].
+func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string, sr *ScriptRun) (*Result, error) {
+	if sr == nil {
+		sr = &ScriptRun{}
+	}
+	sc, declared, err := Declared(s, script)
+	if err != nil {
+		return nil, err
+	}
+	label := s.Name + ":" + script
+	if sc.Kind != skills.KindWASI {
+		return nil, fmt.Errorf("%w: %s: scripts of kind %q cannot run yet; this skillrun runs kind %q (module = ...)", ErrNotRunnable, label, sc.Kind, skills.KindWASI)
+	}
+	skillDir := filepath.Dir(s.Location)
+	if fi, err := os.Stat(skillDir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s: running needs the skill as a folder on disk (extract a zipped skill first)", ErrNotRunnable, label)
+	}
+	eff := capabilities.Effective(declared, sr.Granted)
+	mounts, err := mountsFor(eff, skillDir, sr.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	wasm, err := readModule(skillDir, sc.Module)
+	if err != nil {
+		hint := ""
+		if sc.Build != nil {
+			hint = "; build it with `skillrun build`"
+		}
+		return nil, fmt.Errorf("%w: %s: module %s: %w%s", ErrNotRunnable, label, sc.Module, err, hint)
+	}
+	m, err := r.compileScript(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", label, sc.Module, err)
+	}
+
+	auditor := sr.Auditor
+	if auditor == nil {
+		auditor = capabilities.Discard
+	}
+	audit := func(kind, value, decision, reason string) {
+		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
+			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
+	}
+	audit("run", label, "allow", "effective: "+capabilities.Describe(eff))
+	return m.Run(ctx, &RunConfig{
+		Name:    label,
+		Args:    append(append([]string{}, sc.Args...), sr.Args...),
+		Env:     envFor(eff),
+		Stdin:   sr.Stdin,
+		Stdout:  sr.Stdout,
+		Stderr:  sr.Stderr,
+		Mounts:  mounts,
+		Memory:  uint64(eff.Memory),
+		Timeout: time.Duration(eff.Timeout),
+		Output:  uint64(eff.Output),
+		Audit:   audit,
+	})
+}
+
+// compileScript compiles wasm once per Runtime, keyed by its SHA-256.
+func (r *Runtime) compileScript(ctx context.Context, wasm []byte) (*CompiledModule, error) {
+	key := sha256.Sum256(wasm)
+	r.scriptsMu.Lock()
+	defer r.scriptsMu.Unlock()
+	if m, ok := r.scripts[key]; ok {
+		return m, nil
+	}
+	m, err := r.Compile(ctx, wasm)
+	if err != nil {
+		return nil, err
+	}
+	if r.scripts == nil {
+		r.scripts = map[[32]byte]*CompiledModule{}
+	}
+	r.scripts[key] = m
+	return m, nil
+}
+
+// mountsFor turns the effective read and write paths into mounts. The
+// skill folder is never writable; a write grant on a workspace sub-path
+// creates that folder if needed; a read path at or below a writable mount
+// is left to it (mounting it again read-only would shadow the write).
+func mountsFor(eff capabilities.Set, skillDir, workspace string) ([]Mount, error) {
+	var mounts []Mount
+	for _, p := range eff.Write {
+		if p.Root == capabilities.RootSkill {
+			return nil, &capabilities.DeniedError{Kind: "write", Value: p.String(),
+				Reason: "skillrun never writes into a skill folder"}
+		}
+	}
+	hostDir := func(p capabilities.Path) (string, error) {
+		base := skillDir
+		if p.Root == capabilities.RootWorkspace {
+			if workspace == "" {
+				return "", fmt.Errorf("%w: %s is granted but no workspace folder was given", ErrNotRunnable, p)
+			}
+			if fi, err := os.Stat(workspace); err != nil || !fi.IsDir() {
+				return "", fmt.Errorf("%w: workspace %s is not a folder", ErrNotRunnable, workspace)
+			}
+			base = workspace
+		}
+		return filepath.Join(base, filepath.FromSlash(p.Sub)), nil
+	}
+	for _, p := range eff.Write {
+		dir, err := hostDir(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("%w: creating %s for %s: %w", ErrNotRunnable, dir, p, err)
+		}
+		mounts = append(mounts, Mount{HostDir: dir, GuestPath: p.GuestPath(), Writable: true})
+	}
+	for _, p := range eff.Read {
+		covered := false
+		for _, w := range eff.Write {
+			covered = covered || w.Contains(p)
+		}
+		if covered {
+			continue
+		}
+		dir, err := hostDir(p)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%w: %s: %s is not a folder", ErrNotRunnable, p, dir)
+		}
+		mounts = append(mounts, Mount{HostDir: dir, GuestPath: p.GuestPath()})
+	}
+	return mounts, nil
+}
+
+// envFor passes the granted variables that are set on the host.
+func envFor(eff capabilities.Set) []string {
+	var env []string
+	for _, name := range eff.Env {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// readModule reads a module through os.Root, so a symlink cannot lead
+// outside the skill folder, and bounds its size.
+func readModule(skillDir, module string) ([]byte, error) {
+	root, err := os.OpenRoot(skillDir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(module))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxModuleSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxModuleSize {
+		return nil, fmt.Errorf("larger than the %d MiB limit", maxModuleSize>>20)
+	}
+	return data, nil
+}

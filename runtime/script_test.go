@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// probeSkill writes a skill whose one script is the hostile guest, with the
+// given [capabilities] lines, and loads it.
+func probeSkill(t *testing.T, caps string) *skills.Skill {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "probe")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: probe\ndescription: d\n---\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "skill.toml"), []byte("version = 1\n[capabilities]\n"+caps+"\n[scripts.probe]\nmodule = \"scripts/probe.wasm\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scripts", "probe.wasm"), guestWasm(t, "hostile"), 0o644))
+	s, err := skills.LoadDir(dir, &skills.LoadOptions{Strict: true})
+	require.NoError(t, err)
+	return s
+}
+
+func grant(t *testing.T, declared capabilities.Set, flags ...capabilities.FlagGrant) capabilities.Set {
+	t.Helper()
+	g, err := capabilities.GrantFromFlags(declared, len(flags) == 0, flags)
+	require.NoError(t, err)
+	return g
+}
+
+// TestRunScriptNestedWrite: read of the workspace plus write of only
+// workspace/out. The guest writes where it may, and cannot elsewhere.
+func TestRunScriptNestedWrite(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := probeSkill(t, `read = ["workspace"]`+"\n"+`write = ["workspace/out"]`)
+	_, declared, err := Declared(s, "probe")
+	require.NoError(t, err)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "in.txt"), []byte("input"), 0o644))
+
+	run := func(args ...string) (string, *Result, error) {
+		var out bytes.Buffer
+		res, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{
+			Workspace: ws, Args: args, Stdout: &out, Stderr: &out, Granted: grant(t, declared),
+		})
+		return out.String(), res, err
+	}
+	out, res, err := run("write", "/workspace/out/report.txt", "done")
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode, out)
+	data, err := os.ReadFile(filepath.Join(ws, "out", "report.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "done", string(data))
+
+	out, res, err = run("write", "/workspace/in.txt", "overwritten")
+	require.NoError(t, err)
+	assert.NotEqual(t, uint32(0), res.ExitCode)
+	assert.Contains(t, out, "Read-only file system")
+	data, _ = os.ReadFile(filepath.Join(ws, "in.txt"))
+	assert.Equal(t, "input", string(data))
+
+	out, _, err = run("read", "/workspace/in.txt")
+	require.NoError(t, err)
+	assert.Equal(t, "input", out)
+}
+
+func TestRunScriptNotRunnable(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := probeSkill(t, `read = ["workspace"]`)
+	_, err := r.RunScript(context.Background(), s, "nope", nil)
+	assert.ErrorIs(t, err, ErrNotRunnable)
+	assert.ErrorContains(t, err, `has no script "nope"`)
+
+	// Workspace granted but not given.
+	_, declared, _ := Declared(s, "probe")
+	_, err = r.RunScript(context.Background(), s, "probe", &ScriptRun{Granted: grant(t, declared)})
+	assert.ErrorIs(t, err, ErrNotRunnable)
+	assert.ErrorContains(t, err, "no workspace folder")
+
+	// Module not built.
+	require.NoError(t, os.Remove(filepath.Join(filepath.Dir(s.Location), "scripts", "probe.wasm")))
+	_, err = r.RunScript(context.Background(), s, "probe", &ScriptRun{Workspace: t.TempDir(), Granted: grant(t, declared)})
+	assert.ErrorIs(t, err, ErrNotRunnable)
+	assert.ErrorContains(t, err, "module scripts/probe.wasm")
+}
+
+// TestRunScriptNeverWritesSkill: a skill that declares write access to its
+// own folder is refused, even with -A.
+func TestRunScriptNeverWritesSkill(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := probeSkill(t, `write = ["skill"]`)
+	_, declared, _ := Declared(s, "probe")
+	_, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{Granted: grant(t, declared)})
+	assert.True(t, errors.Is(err, capabilities.ErrDenied), "%v", err)
+	assert.Contains(t, err.Error(), "never writes into a skill folder")
+}
+
+// TestRunScriptModuleSymlinkOut: the module is read through os.Root.
+func TestRunScriptModuleSymlinkOut(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := probeSkill(t, ``)
+	mod := filepath.Join(filepath.Dir(s.Location), "scripts", "probe.wasm")
+	outside := filepath.Join(t.TempDir(), "evil.wasm")
+	require.NoError(t, os.Rename(mod, outside))
+	require.NoError(t, os.Symlink(outside, mod))
+	_, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{})
+	assert.ErrorIs(t, err, ErrNotRunnable)
+	assert.True(t, strings.Contains(err.Error(), "escapes"), "%v", err)
+}
+
+// TestRunScriptAudit: the run and every file access are audit events.
+func TestRunScriptAudit(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := probeSkill(t, `read = ["workspace"]`)
+	_, declared, _ := Declared(s, "probe")
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a"), 0o644))
+	var log bytes.Buffer
+	a := capabilities.NewJSONLAuditor(&log)
+	_, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{Workspace: ws, Args: []string{"read", "/workspace/a.txt"},
+		Granted: grant(t, declared), Auditor: a})
+	require.NoError(t, err)
+	require.NoError(t, a.Err())
+	text := log.String()
+	assert.Contains(t, text, `"kind":"run"`)
+	assert.Contains(t, text, `"kind":"mount","value":"/workspace","decision":"allow"`)
+	assert.Contains(t, text, `/workspace/a.txt`)
+}

@@ -1,0 +1,3 @@
+module fib
+
+go 1.26
