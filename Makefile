@@ -45,3 +45,12 @@ fuzz: ## Run each fuzz target for FUZZTIME (new crashers land in testdata/fuzz).
 .PHONY: clean
 clean: ## Remove build output.
 	rm -rf bin
+
+.PHONY: examples
+examples: ## Build the example skills' Wasm modules
+	$(GO) run ./cmd/skillrun build examples/csv-stats examples/word-count examples/todo-report
+
+.PHONY: demo
+demo: ## Build the csv-stats example and run it, sandboxed, on examples/workspace/sales.csv.
+	$(GO) run ./cmd/skillrun build examples/csv-stats
+	$(GO) run ./cmd/skillrun run examples/csv-stats:stats --workspace examples/workspace --allow-read -- sales.csv

@@ -1,0 +1,444 @@
+// Package build compiles a skill's scripts into WebAssembly modules, as
+// `skillrun build` does: the sources named by a script's build table
+// (skill.toml `build = { lang, dir }`) become the module or plugin file the
+// script declares.
+//
+// # Toolchains
+//
+// Each language uses its usual compiler, found in PATH:
+//
+//   - go: `go build` with GOOS=wasip1 GOARCH=wasm (Go 1.21 or later);
+//   - c: clang for --target=wasm32-wasi, with a wasi-libc sysroot, wasm-ld
+//     and clang's wasm32 builtins (Debian: clang, lld, wasi-libc,
+//     libclang-rt-14-dev-wasm32);
+//   - rust: rustc for wasm32-wasip1 (or the older name wasm32-wasi) with
+//     that target's standard library (Debian: libstd-rust-dev-wasm32;
+//     rustup: `rustup target add wasm32-wasip1`).
+//
+// A missing toolchain is reported before anything runs, as an error that
+// matches [ErrToolchainMissing] and says what to install.
+//
+// The package sits below package skills in the layering (internal imports
+// only internal), so it takes a [Target] of plain values rather than a
+// skills.Script.
+package build
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ErrToolchainMissing is matched (with errors.Is) by errors reporting that
+// the compiler for a script's language, or a part of it such as a sysroot
+// or a standard library, is not installed. The error's message names what
+// is missing and what to install.
+var ErrToolchainMissing = errors.New("build toolchain missing")
+
+// Langs are the source languages [Script] builds.
+var Langs = []string{"go", "c", "rust"}
+
+// Debian packages that provide each toolchain; named in errors.
+const (
+	debianGo   = "golang-go (Go 1.21 or later; or https://go.dev/dl/)"
+	debianRust = "rustc and libstd-rust-dev-wasm32 (or: rustup target add wasm32-wasip1)"
+)
+
+// debianC names the packages for C given clang's major version (the
+// builtins package is versioned).
+func debianC(clangMajor string) string {
+	if clangMajor == "" {
+		clangMajor = "14"
+	}
+	return "clang, lld, wasi-libc, libclang-rt-" + clangMajor + "-dev-wasm32"
+}
+
+// Options configures [Script]. A nil *Options means defaults: toolchain
+// output is discarded (and quoted in the error when a build fails), and
+// nothing is logged.
+type Options struct {
+	// Stdout and Stderr receive the toolchain's output. When Stderr is
+	// nil, the tail of the output is included in the error of a failed
+	// build instead.
+	Stdout, Stderr io.Writer
+	// Logger receives a debug record for each command run; nil discards.
+	Logger *slog.Logger
+	// WASISysroot is the wasi-libc sysroot for C. Empty means the first
+	// of /usr (Debian's wasi-libc), /usr/share/wasi-sysroot and
+	// /opt/wasi-sdk/share/wasi-sysroot that has lib/wasm32-wasi/libc.a.
+	WASISysroot string
+}
+
+// A Target is what [Script] builds: one script's build table and output
+// path, as skill.toml declares them (`[scripts.NAME]` `module` or `plugin`,
+// and `build = { lang, dir }`).
+type Target struct {
+	// Lang is the source language: "go", "c" or "rust".
+	Lang string
+	// Dir is the folder of the sources, slash-separated and relative to
+	// the skill folder ("." for the skill folder itself).
+	Dir string
+	// Output is the module or plugin path, slash-separated and relative
+	// to the skill folder.
+	Output string
+}
+
+// Script builds one script of the skill in skillDir: it compiles the
+// sources in t.Dir with the toolchain for t.Lang and writes the module to
+// t.Output inside skillDir, creating its folder if needed. name identifies
+// the script in errors and logs (e.g. "csv-stats:stats").
+//
+// Both paths must stay inside skillDir: absolute paths, ".." and symlinks
+// leading outside are refused. The module is compiled in a temporary
+// folder and moved into place only once complete, so a failed or
+// cancelled build leaves the previous module, if any, untouched.
+// Cancelling ctx kills the toolchain.
+//
+// Script may be called concurrently for different outputs.
+func Script(ctx context.Context, skillDir, name string, t Target, o *Options) error {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &builder{ctx: ctx, name: name, opts: opts}
+	if err := b.build(skillDir, t); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+type builder struct {
+	ctx  context.Context
+	name string
+	opts Options
+}
+
+func (b *builder) build(skillDir string, t Target) error {
+	if !slices.Contains(Langs, t.Lang) {
+		return fmt.Errorf("build.lang %q is not supported; use one of %s", t.Lang, strings.Join(Langs, ", "))
+	}
+	if why := checkRel(t.Dir); why != "" {
+		return fmt.Errorf("build.dir %q %s", t.Dir, why)
+	}
+	if why := checkRel(t.Output); why != "" || t.Output == "." {
+		if why == "" {
+			why = "names the skill folder itself"
+		}
+		return fmt.Errorf("output %q %s", t.Output, why)
+	}
+
+	abs, err := filepath.Abs(skillDir)
+	if err != nil {
+		return err
+	}
+	// Every path is checked through an os.Root, so no symlink in the
+	// skill leads the build outside it.
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	fi, err := root.Stat(filepath.FromSlash(t.Dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("build.dir %q does not exist in the skill folder %s", t.Dir, abs)
+	} else if err != nil {
+		return fmt.Errorf("build.dir %q: %w", t.Dir, describePathErr(err))
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("build.dir %q is not a folder", t.Dir)
+	}
+	if fi, err := root.Lstat(filepath.FromSlash(t.Output)); err == nil && fi.IsDir() {
+		return fmt.Errorf("output %q is a folder", t.Output)
+	}
+	// The output's folder is made only once there is a module to put in
+	// it, but a folder that leads outside is refused before building.
+	if fi, err := root.Stat(filepath.FromSlash(path.Dir(t.Output))); err == nil && !fi.IsDir() {
+		return fmt.Errorf("output %q: %s is not a folder", t.Output, path.Dir(t.Output))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("output %q: %w", t.Output, describePathErr(err))
+	}
+	srcDir := filepath.Join(abs, filepath.FromSlash(t.Dir))
+
+	tmp, err := os.MkdirTemp("", "skillrun-build-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	out := filepath.Join(tmp, path.Base(t.Output))
+
+	switch t.Lang {
+	case "go":
+		err = b.goBuild(srcDir, out)
+	case "c":
+		err = b.cBuild(srcDir, t.Dir, out)
+	case "rust":
+		err = b.rustBuild(srcDir, t.Dir, out)
+	}
+	if err != nil {
+		return err
+	}
+	return install(root, out, t.Output)
+}
+
+// checkRel checks a manifest path lexically: a clean, local,
+// slash-separated path. ParseManifest has checked it already; this package
+// does not rely on that.
+func checkRel(p string) string {
+	switch {
+	case p == "":
+		return "is empty"
+	case strings.Contains(p, `\`):
+		return "contains a backslash"
+	case path.IsAbs(p) || filepath.IsAbs(filepath.FromSlash(p)):
+		return "is absolute; write a path relative to the skill folder"
+	case path.Clean(p) != p:
+		return "is not a clean path"
+	case !filepath.IsLocal(filepath.FromSlash(p)):
+		return "leads outside the skill folder"
+	}
+	return ""
+}
+
+// describePathErr makes os.Root's escape error say what it means.
+func describePathErr(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && strings.Contains(pe.Err.Error(), "escapes") {
+		return errors.New("leads outside the skill folder (through a symlink or \"..\")")
+	}
+	return err
+}
+
+// install moves the built module to rel inside root, atomically: it is
+// written to a temporary file beside its final name and renamed over it.
+func install(root *os.Root, built, rel string) error {
+	data, err := os.ReadFile(built)
+	if err != nil {
+		return fmt.Errorf("the toolchain wrote no module: %w", err)
+	}
+	if !bytes.HasPrefix(data, []byte("\x00asm")) {
+		return fmt.Errorf("the toolchain's output %s is not a WebAssembly module", path.Base(rel))
+	}
+	rel = filepath.FromSlash(rel)
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.ToSlash(rel), describePathErr(err))
+	}
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.ToSlash(rel), describePathErr(err))
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, rel)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", filepath.ToSlash(rel), describePathErr(err))
+	}
+	return nil
+}
+
+// missing returns an error matching ErrToolchainMissing.
+func missing(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrToolchainMissing, fmt.Sprintf(format, args...))
+}
+
+// goBuild runs `go build` for GOOS=wasip1 in srcDir. The sources may be
+// their own module or a package of an enclosing one.
+func (b *builder) goBuild(srcDir, out string) error {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return missing("building Go needs the go command, which is not in PATH; install %s", debianGo)
+	}
+	env := append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	output, err := b.run("go build", srcDir, env, goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+	if err != nil && strings.Contains(output, "unsupported GOOS/GOARCH pair wasip1/wasm") {
+		return missing("building Go for GOOS=wasip1 needs Go 1.21 or later; install %s", debianGo)
+	}
+	return err
+}
+
+// cBuild compiles every .c file of srcDir into one WASI command module.
+func (b *builder) cBuild(srcDir, dir, out string) error {
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		return missing("building C needs clang, which is not in PATH; install the Debian packages %s", debianC(""))
+	}
+	major := b.probe(clang, "-dumpversion")
+	if i := strings.IndexByte(major, '.'); i > 0 {
+		major = major[:i]
+	}
+	pkgs := debianC(major)
+
+	sysroot := b.opts.WASISysroot
+	if sysroot == "" {
+		for _, s := range []string{"/usr", "/usr/share/wasi-sysroot", "/opt/wasi-sdk/share/wasi-sysroot"} {
+			if _, err := os.Stat(filepath.Join(s, "lib", "wasm32-wasi", "libc.a")); err == nil {
+				sysroot = s
+				break
+			}
+		}
+		if sysroot == "" {
+			return missing("building C needs the wasi-libc sysroot (lib/wasm32-wasi/libc.a), which is not installed; install the Debian packages %s", pkgs)
+		}
+	} else if _, err := os.Stat(filepath.Join(sysroot, "lib", "wasm32-wasi", "libc.a")); err != nil {
+		return missing("WASISysroot %s has no lib/wasm32-wasi/libc.a; install the Debian packages %s", sysroot, pkgs)
+	}
+	// clang names the linker and builtins it would use; check both exist
+	// rather than let the link fail with a cryptic message.
+	if ld := b.probe(clang, "--target=wasm32-wasi", "-print-prog-name=wasm-ld"); !isFile(ld) {
+		if _, err := exec.LookPath("wasm-ld"); err != nil {
+			return missing("building C needs wasm-ld (from lld), which is not installed; install the Debian packages %s", pkgs)
+		}
+	}
+	if rt := b.probe(clang, "--target=wasm32-wasi", "-print-libgcc-file-name"); rt == "" || !isFile(rt) {
+		return missing("building C needs clang's wasm32 builtins (%s), which are not installed; install the Debian packages %s", rt, pkgs)
+	}
+
+	sources, err := filepath.Glob(filepath.Join(srcDir, "*.c"))
+	if err != nil {
+		return err
+	}
+	if len(sources) == 0 {
+		return fmt.Errorf("build.dir %q has no .c files", dir)
+	}
+	args := []string{"--target=wasm32-wasi", "--sysroot=" + sysroot, "-O2", "-Wl,--strip-all", "-o", out}
+	for _, s := range sources {
+		args = append(args, filepath.Base(s)) // relative, so messages say "count.c:12"
+	}
+	_, err = b.run("clang", srcDir, nil, clang, args...)
+	return err
+}
+
+// rustBuild compiles main.rs (or src/main.rs) of srcDir with rustc.
+func (b *builder) rustBuild(srcDir, dir, out string) error {
+	rustc, err := exec.LookPath("rustc")
+	if err != nil {
+		return missing("building Rust needs rustc, which is not in PATH; install %s", debianRust)
+	}
+	// Rust renamed wasm32-wasi to wasm32-wasip1 (1.78); use whichever
+	// this rustc knows and has a standard library for.
+	known := strings.Fields(b.probe(rustc, "--print", "target-list"))
+	target := ""
+	for _, t := range []string{"wasm32-wasip1", "wasm32-wasi"} {
+		if !slices.Contains(known, t) {
+			continue
+		}
+		libdir := b.probe(rustc, "--print", "target-libdir", "--target", t)
+		if std, _ := filepath.Glob(filepath.Join(libdir, "libstd-*.rlib")); libdir != "" && len(std) > 0 {
+			target = t
+			break
+		}
+	}
+	if target == "" {
+		return missing("building Rust needs the standard library for wasm32-wasip1, which is not installed; install %s", debianRust)
+	}
+
+	entry := ""
+	for _, e := range []string{"main.rs", filepath.Join("src", "main.rs")} {
+		if isFile(filepath.Join(srcDir, e)) {
+			entry = e
+			break
+		}
+	}
+	if entry == "" {
+		return fmt.Errorf("build.dir %q has no main.rs (or src/main.rs)", dir)
+	}
+	_, err = b.run("rustc", srcDir, nil, rustc, "--target", target, "--edition", "2021", "-O", "-C", "strip=symbols", "-o", out, entry)
+	return err
+}
+
+// probe runs a toolchain query and returns its trimmed stdout, or "".
+func (b *builder) probe(tool string, args ...string) string {
+	cmd := exec.CommandContext(b.ctx, tool, args...)
+	out, err := cmd.Output()
+	if err != nil {
+		b.opts.Logger.Debug("toolchain probe failed", "script", b.name, "cmd", tool, "args", args, "err", err)
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// maxQuoted bounds the toolchain output quoted in an error.
+const maxQuoted = 8 << 10
+
+// run runs a toolchain command in dir, with env (nil: inherit); label
+// names it in errors. Output goes to the options' writers; the combined
+// output's tail is returned, and quoted in the error when nobody else saw
+// it.
+func (b *builder) run(label, dir string, env []string, tool string, args ...string) (string, error) {
+	b.opts.Logger.Debug("build", "script", b.name, "dir", dir, "cmd", tool, "args", args)
+	tail := &tailBuffer{max: maxQuoted}
+	cmd := exec.CommandContext(b.ctx, tool, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdout, cmd.Stderr = tail, tail
+	if b.opts.Stdout != nil {
+		cmd.Stdout = io.MultiWriter(b.opts.Stdout, tail)
+	}
+	if b.opts.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(b.opts.Stderr, tail)
+	}
+	err := cmd.Run()
+	output := tail.String()
+	switch {
+	case err == nil:
+		return output, nil
+	case b.ctx.Err() != nil:
+		return output, fmt.Errorf("%s cancelled: %w", label, context.Cause(b.ctx))
+	}
+	msg := fmt.Sprintf("%s failed: %v", label, err)
+	if b.opts.Stderr == nil && strings.TrimSpace(output) != "" {
+		msg += "\n" + strings.TrimRight(output, "\n")
+	}
+	return output, errors.New(msg)
+}
+
+// tailBuffer keeps the last max bytes written to it. The command's
+// stdout and stderr are copied into it from two goroutines.
+type tailBuffer struct {
+	mu        sync.Mutex
+	max       int
+	buf       []byte
+	truncated bool
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.truncated = true
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.truncated {
+		return "...\n" + string(t.buf)
+	}
+	return string(t.buf)
+}
