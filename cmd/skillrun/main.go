@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	err := root.ExecuteContext(context.Background())
 	if err == nil {
 		return exitOK
 	}
@@ -83,6 +84,8 @@ the capabilities an operator grants.`,
 		newCatalogCmd(),
 		newShowCmd(),
 		newSearchCmd(),
+		newBuildCmd(),
+		newRunCmd(),
 	)
 	return root
 }

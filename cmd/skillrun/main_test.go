@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,12 +30,39 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hostile, err := filepath.Abs("../../runtime/testdata/guests/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Scripts that build guests reuse the real Go caches: $HOME is
+	// replaced below, and a cold cache would rebuild the world.
+	goEnv := map[string]string{}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		goEnv[k] = strings.TrimSpace(string(out))
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			if cond != "toolchains" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			// REQUIRE_TOOLCHAINS=1 (CI) turns a missing toolchain into a
+			// failure instead of a skip: the script runs and fails.
+			_, err := exec.LookPath("clang")
+			return err == nil || os.Getenv("REQUIRE_TOOLCHAINS") == "1", nil
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("CORPUS", corpus)
+			env.Setenv("HOSTILE", hostile)
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
 			return nil

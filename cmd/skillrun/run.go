@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/skills"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Exit codes of `skillrun run` for skillrun's own failures (DESIGN.md
+// "Contracts"); any other code is the script's own.
+const (
+	exitTimeout = 124
+	exitSandbox = 125
+	exitDenied  = 126
+)
+
+// grantFlag is an --allow-KIND flag whose value is optional: with no value
+// it grants what the skill declares, with one only that part. Each use is
+// recorded, so repeated flags accumulate.
+type grantFlag struct {
+	kind   string
+	grants *[]capabilities.FlagGrant
+}
+
+// noValue is what pflag stores when a grant flag is given without "=".
+const noValue = "\x00declared"
+
+func (f grantFlag) String() string { return "" }
+func (f grantFlag) Type() string   { return "" }
+func (f grantFlag) Set(v string) error {
+	if v == noValue {
+		*f.grants = append(*f.grants, capabilities.FlagGrant{Kind: f.kind})
+		return nil
+	}
+	*f.grants = append(*f.grants, capabilities.FlagGrant{Kind: f.kind, Value: v, HasValue: true})
+	return nil
+}
+
+type runFlags struct {
+	workspace string
+	grants    []capabilities.FlagGrant
+	all       bool
+	timeout   time.Duration
+	memory    string
+	output    string
+	policy    string
+	audit     string
+	noPrompt  bool
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run PATH[:SCRIPT] [flags] [-- ARGS...]",
+		Short: "Run a skill's script in the sandbox with only the capabilities granted",
+		Long: `Run executes one script of a skill as a WebAssembly module. The script sees
+only what is both declared in its skill.toml and granted here: the skill
+folder read-only at /skill, the workspace at /workspace, named environment
+variables, and limits on memory, time and output. Nothing is granted by
+default.
+
+A grant flag with no value grants what the skill declares for that kind; with
+a value, only that part of it, in skill.toml's words:
+  --allow-read=workspace/data  --allow-write=workspace/out
+  --allow-env=LANG  --allow-net=api.example.com
+-A grants everything the skill declares, nothing more. In a terminal,
+skillrun asks before granting what is missing; elsewhere it denies and names
+the flag to add. Arguments after -- go to the script.
+
+Exit status: the script's own, or 2 usage error, 124 timeout, 125 sandbox or
+host error (trap, memory or output limit), 126 a capability the script needs
+was not granted.`,
+		Example: `  skillrun run examples/csv-stats:stats --workspace examples/workspace -A -- sales.csv
+  skillrun run examples/word-count --allow-read=workspace --workspace . -- README.md`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScript(cmd, &f, args[0], args[1:])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.workspace, "workspace", ".", "the host `DIR` mounted at /workspace (as granted)")
+	for _, kind := range []string{"read", "write", "env", "net", "tools", "mcp", "skills"} {
+		fl.Var(grantFlag{kind, &f.grants}, "allow-"+kind, "grant "+kind+" (no value: what the skill declares; or a value in skill.toml's words)")
+		fl.Lookup("allow-" + kind).NoOptDefVal = noValue
+	}
+	fl.BoolVarP(&f.all, "allow-all", "A", false, "grant everything the skill declares, nothing more")
+	fl.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit, e.g. 10s (at most what the skill declares)")
+	fl.StringVar(&f.memory, "memory", "", "memory limit, e.g. 64MiB")
+	fl.StringVar(&f.output, "output", "", "stdout+stderr limit, e.g. 1MiB")
+	fl.StringVar(&f.policy, "policy", "", "operator policy `FILE` (TOML) granting capabilities per skill")
+	fl.StringVar(&f.audit, "audit", "", "append audit events (JSONL) to `FILE`")
+	fl.BoolVar(&f.noPrompt, "no-prompt", false, "never ask in a terminal; deny what is not granted")
+	return cmd
+}
+
+// splitTarget separates PATH[:SCRIPT]. A path that exists as given wins,
+// so a folder whose name contains ':' still works.
+func splitTarget(arg string) (path, script string) {
+	if _, err := os.Stat(arg); err == nil {
+		return arg, ""
+	}
+	if i := strings.LastIndex(arg, ":"); i > 0 {
+		return arg[:i], arg[i+1:]
+	}
+	return arg, ""
+}
+
+func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []string) error {
+	stderr := cmd.ErrOrStderr()
+	dir, scriptName := splitTarget(target)
+	s, err := skills.Load(dir, nil)
+	if le, ok := errors.AsType[*skills.LoadError](err); ok {
+		for _, p := range le.Problems {
+			fmt.Fprintln(stderr, p.Error())
+		}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: the skill cannot be loaded", dir)}
+	}
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	for _, p := range s.Problems {
+		fmt.Fprintln(stderr, p.Error())
+	}
+	if s.Manifest == nil || len(s.Manifest.Scripts) == 0 {
+		return usageErr("%s: skill %s has no scripts (no [scripts] in skill.toml); it is instructions only: see `skillrun show %s`", dir, s.Name, dir)
+	}
+	names := s.Manifest.ScriptNames()
+	if scriptName == "" {
+		if len(names) != 1 {
+			return usageErr("%s has %d scripts; name one as %s:SCRIPT (%s)", s.Name, len(names), dir, strings.Join(names, ", "))
+		}
+		scriptName = names[0]
+	}
+	label := s.Name + ":" + scriptName
+	_, declared, err := runtime.Declared(s, scriptName)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+
+	// What the script may use: declared ∩ granted (RunScript intersects).
+	granted, err := grantedSet(f, s.Name, declared)
+	if err != nil {
+		return err
+	}
+	if missing := capabilities.Missing(declared, granted); !missing.IsZero() {
+		granted, err = askOrDeny(cmd, f, label, granted, missing)
+		if err != nil {
+			return err
+		}
+	}
+
+	var auditor capabilities.Auditor = capabilities.Discard
+	if f.audit != "" {
+		af, err := os.OpenFile(f.audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return usageErr("--audit: %v", err)
+		}
+		defer af.Close()
+		auditor = capabilities.NewJSONLAuditor(af)
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	rt, err := runtime.New(ctx, nil)
+	if err != nil {
+		return &exitError{code: exitSandbox, err: err}
+	}
+	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+	res, err := rt.RunScript(ctx, s, scriptName, &runtime.ScriptRun{
+		Workspace: f.workspace,
+		Args:      scriptArgs,
+		Stdin:     cmd.InOrStdin(),
+		Stdout:    cmd.OutOrStdout(),
+		Stderr:    stderr,
+		Granted:   granted,
+		Auditor:   auditor,
+	})
+	switch {
+	case errors.Is(err, runtime.ErrNotRunnable):
+		return usageErr("%v", err)
+	case errors.Is(err, capabilities.ErrDenied):
+		return &exitError{code: exitDenied, err: fmt.Errorf("%s: %w", label, err)}
+	case errors.Is(err, runtime.ErrTimeout):
+		return &exitError{code: exitTimeout, err: fmt.Errorf("%w (raise it with --timeout, within what the skill declares)", err)}
+	case err != nil:
+		return &exitError{code: exitSandbox, err: err}
+	case res.ExitCode != 0:
+		return &exitError{code: int(res.ExitCode)}
+	}
+	return nil
+}
+
+// grantedSet gathers what the operator grants: the policy file, then the
+// flags, then the limit flags.
+func grantedSet(f *runFlags, skill string, declared capabilities.Set) (capabilities.Set, error) {
+	var granted capabilities.Set
+	if f.policy != "" {
+		p, err := capabilities.LoadPolicy(f.policy)
+		if err != nil {
+			return granted, usageErr("--policy: %v", err)
+		}
+		granted = p.For(skill)
+	}
+	fromFlags, err := capabilities.GrantFromFlags(declared, f.all, f.grants)
+	if err != nil {
+		return granted, usageErr("%v", err)
+	}
+	granted = capabilities.Merge(granted, fromFlags)
+	if f.timeout < 0 {
+		return granted, usageErr("--timeout must be positive, got %v", f.timeout)
+	}
+	if f.timeout > 0 {
+		granted.Timeout = capabilities.Duration(f.timeout)
+	}
+	for _, l := range []struct {
+		name, value string
+		dst         *capabilities.Size
+	}{{"--memory", f.memory, &granted.Memory}, {"--output", f.output, &granted.Output}} {
+		if l.value == "" {
+			continue
+		}
+		sz, err := capabilities.ParseSize(l.value)
+		if err != nil {
+			return granted, usageErr("%s=%s: %v", l.name, l.value, err)
+		}
+		*l.dst = sz
+	}
+	return granted, nil
+}
+
+// askOrDeny handles declared capabilities nothing grants: in a terminal it
+// asks; elsewhere (or with --no-prompt) it denies with exit 126, naming the
+// flags that would grant them, when the operator granted nothing at all.
+// When some grant was given, the operator chose: the rest stays denied and
+// a note says how to grant it.
+func askOrDeny(cmd *cobra.Command, f *runFlags, label string, granted, missing capabilities.Set) (capabilities.Set, error) {
+	stderr := cmd.ErrOrStderr()
+	anyGrant := f.all || len(f.grants) > 0 || f.policy != ""
+	if f.noPrompt || !isTerminal(cmd.InOrStdin()) || !isTerminal(stderr) {
+		if anyGrant {
+			// The operator chose what to grant; the rest stays denied.
+			fmt.Fprintf(stderr, "skillrun: note: %s also declares %s, not granted (add %s to grant it)\n",
+				label, capabilities.Describe(missing), grantFlags(missing))
+			return granted, nil
+		}
+		return granted, &exitError{code: exitDenied, err: fmt.Errorf(
+			"%s needs %s: not granted; add %s (or -A to grant all the skill declares)",
+			label, capabilities.Describe(missing), grantFlags(missing))}
+	}
+	in := bufio.NewReader(cmd.InOrStdin())
+	fmt.Fprintf(stderr, "%s asks for %s.\nAllow? [y/N] ", label, capabilities.Describe(missing))
+	answer, _ := in.ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return granted, &exitError{code: exitDenied, err: fmt.Errorf("%s: denied at the prompt; to grant without asking add %s", label, grantFlags(missing))}
+	}
+	return capabilities.Merge(granted, missing), nil
+}
+
+// grantFlags renders a Set as the flags that grant it.
+func grantFlags(s capabilities.Set) string {
+	return strings.Join(capabilities.Flags(s), " ")
+}
+
+// isTerminal reports whether v is a character device (a terminal).
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+var _ pflag.Value = grantFlag{}
