@@ -8,13 +8,12 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
 // MaxPolicySize bounds a policy file. Real policies are a few KiB.
@@ -99,8 +98,9 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 	if len(data) > MaxPolicySize {
 		return nil, fmt.Errorf("%s: policy is larger than the limit of %d KiB", file, MaxPolicySize>>10)
 	}
-	if line := nestedTooDeep(data); line > 0 {
-		return nil, fmt.Errorf("%s:%d: policy nests keys, arrays or tables too deeply", file, line)
+	lines, tooDeep := locatePolicyKeys(data)
+	if tooDeep > 0 {
+		return nil, fmt.Errorf("%s:%d: policy nests keys, arrays or tables too deeply", file, tooDeep)
 	}
 	var top map[string]toml.Primitive
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&top)
@@ -110,7 +110,7 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 		}
 		return nil, fmt.Errorf("%s: invalid TOML: %w", file, err)
 	}
-	d := &policyDecoder{md: &md, file: file, data: data}
+	d := &policyDecoder{md: &md, file: file, lines: lines}
 	p := &Policy{}
 	for _, name := range sortedKeys(top) {
 		key := toml.Key{name}
@@ -145,8 +145,7 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 type policyDecoder struct {
 	md       *toml.MetaData
 	file     string
-	data     []byte
-	lines    []string // data split into lines, when needed
+	lines    tomlx.KeyLines
 	problems []policyProblem
 	dropped  int // problems beyond maxPolicyProblems
 }
@@ -156,21 +155,13 @@ type policyProblem struct {
 	msg  string
 }
 
-// maxPolicyProblems bounds the problems reported for one file: finding a
-// key's line costs a pass over the file, and nobody reads the hundredth
-// problem before fixing the first.
+// maxPolicyProblems bounds the problems reported for one file: nobody
+// reads the hundredth problem before fixing the first.
 const maxPolicyProblems = 20
 
 // add records a problem with key, at the key's line when it can be found.
 func (d *policyDecoder) add(key toml.Key, format string, args ...any) {
-	if len(d.problems) >= maxPolicyProblems {
-		d.dropped++
-		return
-	}
-	if d.lines == nil {
-		d.lines = strings.Split(string(d.data), "\n")
-	}
-	d.addAt(keyLine(d.lines, key), format, args...)
+	d.addAt(d.lines.Line(key), format, args...)
 }
 
 func (d *policyDecoder) addAt(line int, format string, args ...any) {
@@ -207,7 +198,7 @@ func (d *policyDecoder) table(p toml.Primitive, key toml.Key) (map[string]toml.P
 		return nil, false
 	}
 	if _, ok := raw.(map[string]any); !ok {
-		d.add(key, "%s: expected a table, found %s", key, describeTOML(raw))
+		d.add(key, "%s: expected a table, found %s", key, tomlx.DescribeValue(raw))
 		return nil, false
 	}
 	var children map[string]toml.Primitive
@@ -251,11 +242,7 @@ func (d *policyDecoder) set(p toml.Primitive, key toml.Key) (Set, []string) {
 		}
 		var raw any
 		_ = d.md.PrimitiveDecode(children[name], &raw)
-		if line := errLine(err); line > 0 {
-			d.addAt(line, "%s: expected %s, found %s", sub, f.want, describeTOML(raw))
-		} else {
-			d.add(sub, "%s: expected %s, found %s", sub, f.want, describeTOML(raw))
-		}
+		d.add(sub, "%s: expected %s, found %s", sub, f.want, tomlx.DescribeValue(raw))
 	}
 	if err := s.Validate(); err != nil {
 		for _, e := range unjoin(err) {
@@ -336,62 +323,12 @@ func setFields(s *Set) map[string]setField {
 }
 
 // suggestKey names the key of a capability table that name most likely
-// meant, if one is close: a different case, or one letter off.
+// meant, if one is close.
 func suggestKey(name string) string {
-	for _, k := range setKeys {
-		if strings.EqualFold(k, name) || len(k) > 3 && oneEditApart(strings.ToLower(name), k) {
-			return fmt.Sprintf(" (did you mean %q?)", k)
-		}
+	if k := tomlx.Closest(name, setKeys); k != "" {
+		return fmt.Sprintf(" (did you mean %q?)", k)
 	}
 	return ""
-}
-
-// oneEditApart reports whether a and b differ by one inserted, deleted or
-// replaced byte, or by two adjacent bytes swapped.
-func oneEditApart(a, b string) bool {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	if len(a)-len(b) > 1 {
-		return false
-	}
-	i := 0
-	for i < len(b) && a[i] == b[i] {
-		i++
-	}
-	if len(a) == len(b) {
-		return a[i+1:] == b[i+1:] ||
-			i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
-	}
-	return a[i+1:] == b[i:]
-}
-
-// describeTOML names a decoded TOML value's type.
-func describeTOML(v any) string {
-	switch v := v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case bool:
-		return "a boolean"
-	case map[string]any:
-		return "a table"
-	case []map[string]any:
-		return "an array of tables"
-	case []any:
-		for _, e := range v {
-			if _, ok := e.(string); !ok {
-				return "an array containing " + describeTOML(e)
-			}
-		}
-		return "an array"
-	case time.Time:
-		return "a date-time"
-	}
-	return "a date or time"
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -403,146 +340,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// keyLine returns the line of the policy that defines key, or 0. The toml
-// package does not say where keys are, so this looks, within the key's
-// table when its header can be found, for the one line that defines the
-// key's last part: as a table header ([skills."csv-stats"]) or as a key
-// ("reed = ..."), bare or quoted. When no line or several do, it gives up
-// rather than guess.
-func keyLine(lines []string, key toml.Key) int {
-	if len(key) == 0 {
-		return 0
-	}
-	start, end := 0, len(lines)
-	if len(key) > 1 {
-		table := regexp.MustCompile(`^\s*\[\s*` + keyPattern(key[:len(key)-1]) + `\s*\]\s*(?:#.*)?$`)
-		isTable := func(l string) bool {
-			return strings.HasPrefix(strings.TrimSpace(l), "[") && table.MatchString(l)
-		}
-		if h := uniqueLine(lines, isTable); h > 0 {
-			start, end = h, h+1
-			for end < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[end]), "[") {
-				end++
-			}
-		}
-	}
-	name := keyPattern(key[len(key)-1:])
-	header := regexp.MustCompile(`^\s*\[\[?\s*(?:[^\]#]*\.\s*)?` + name + `\s*\]`)
-	assign := regexp.MustCompile(`^\s*(?:[^=#\[]*\.\s*)?` + name + `\s*(?:=|\.)`)
-	last := key[len(key)-1]
-	defines := func(l string) bool {
-		return strings.Contains(l, last) && (header.MatchString(l) || assign.MatchString(l))
-	}
-	if l := uniqueLine(lines[start:end], defines); l > 0 {
-		return start + l
-	}
-	return 0
-}
-
-// keyPattern returns a regular expression matching key as TOML writes it,
-// each part bare or quoted.
-func keyPattern(key toml.Key) string {
-	parts := make([]string, len(key))
-	for i, k := range key {
-		q := regexp.QuoteMeta(k)
-		parts[i] = `(?:` + q + `|"` + q + `"|'` + q + `')`
-	}
-	return strings.Join(parts, `\s*\.\s*`)
-}
-
-// uniqueLine returns the 1-based number of the one line that match
-// accepts, or 0 when none or several do.
-func uniqueLine(lines []string, match func(string) bool) int {
-	found := 0
-	for i, l := range lines {
-		if match(l) {
-			if found != 0 {
-				return 0
-			}
-			found = i + 1
-		}
-	}
-	return found
-}
-
-// errLine returns the line a toml decoding error names ("toml: line 3
-// (last key ...)"), or 0.
-func errLine(err error) int {
-	m := errLinePattern.FindStringSubmatch(err.Error())
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
-
-var errLinePattern = regexp.MustCompile(`^toml: line (\d+)\b`)
-
 // Nesting bounds for a policy file, which needs at most a table header of
 // three parts and arrays of strings. The TOML decoder takes time quadratic
 // in the nesting of keys and inline tables (a 30 KiB line of dotted keys
 // takes seconds), so the file is scanned before it is decoded.
 const (
 	maxPolicyDepth = 8  // open arrays and inline tables at once
-	maxPolicyDots  = 32 // dots outside strings on one line
+	maxPolicyDots  = 32 // dots in one full key, so maxPolicyDots+1 parts
 )
 
-// nestedTooDeep scans src, skipping strings and comments, and returns the
-// line where arrays and inline tables nest deeper than maxPolicyDepth or a
-// line holds more than maxPolicyDots dots, or 0. It only counts: a file it
-// misreads is still checked by the decoder.
-func nestedTooDeep(src []byte) int {
-	line, depth, dots := 1, 0, 0
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '\n':
-			line++
-			dots = 0
-		case c == '#':
-			for i+1 < len(src) && src[i+1] != '\n' {
-				i++
-			}
-		case c == '"' || c == '\'':
-			delim := []byte{c}
-			if bytes.HasPrefix(src[i:], []byte{c, c, c}) {
-				delim = []byte{c, c, c}
-			}
-			j, closed := i+len(delim), false
-			for j < len(src) {
-				if bytes.HasPrefix(src[j:], delim) {
-					closed = true
-					break
-				}
-				if len(delim) == 1 && src[j] == '\n' {
-					break // unterminated; the decoder reports it
-				}
-				if c == '"' && src[j] == '\\' && j+1 < len(src) {
-					j++
-				}
-				if src[j] == '\n' {
-					line++
-				}
-				j++
-			}
-			if closed {
-				i = j + len(delim) - 1
-			} else {
-				i = j - 1
-			}
-		case c == '[' || c == '{':
-			depth++
-			if depth > maxPolicyDepth {
-				return line
-			}
-		case c == ']' || c == '}':
-			depth = max(depth-1, 0)
-		case c == '.':
-			dots++
-			if dots > maxPolicyDots {
-				return line
-			}
-		}
-	}
-	return 0
+// locatePolicyKeys scans src with [tomlx.LocateKeysWithin] under the
+// policy's nesting bounds. It returns the line of every key src defines,
+// and the line where keys or values nest too deeply, or 0.
+func locatePolicyKeys(src []byte) (tomlx.KeyLines, int) {
+	return tomlx.LocateKeysWithin(src, maxPolicyDots+1, maxPolicyDepth)
 }

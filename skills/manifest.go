@@ -11,13 +11,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
 // MaxManifestSize bounds skill.toml (untrusted input). Real manifests are a
@@ -152,10 +152,10 @@ func ParseManifest(data []byte, file string) (*Manifest, Problems) {
 			Message: "skill.toml is not valid UTF-8"}}
 	}
 
-	lines, tooDeep := locateKeys(data)
+	lines, tooDeep := tomlx.LocateKeys(data)
 	if tooDeep > 0 {
 		return nil, Problems{{File: file, Line: tooDeep, Message: fmt.Sprintf(
-			"skill.toml nests keys, arrays or tables more than %d levels deep", maxManifestNesting)}}
+			"skill.toml nests keys, arrays or tables more than %d levels deep", tomlx.MaxNesting)}}
 	}
 
 	var top map[string]toml.Primitive
@@ -189,14 +189,14 @@ func ParseManifest(data []byte, file string) (*Manifest, Problems) {
 type manifestDecoder struct {
 	md       *toml.MetaData
 	file     string
-	lines    keyLines
+	lines    tomlx.KeyLines
 	problems Problems
 }
 
 func (d *manifestDecoder) add(key toml.Key, format string, args ...any) {
 	d.problems = append(d.problems, Problem{
 		File:    d.file,
-		Line:    d.lines.line(key),
+		Line:    d.lines.Line(key),
 		Field:   key.String(),
 		Message: fmt.Sprintf(format, args...),
 	})
@@ -238,7 +238,7 @@ func (d *manifestDecoder) table(children map[string]toml.Primitive, path toml.Ke
 		key := append(path[:len(path):len(path)], name)
 		i, ok := index[name]
 		if !ok {
-			d.add(key, "unknown key %q%s", key.String(), didYouMean(name, names))
+			d.add(key, "unknown key %q%s", key.String(), tomlx.DidYouMean(name, names))
 			continue
 		}
 		d.value(children[name], key, rv.Field(i))
@@ -251,7 +251,7 @@ func (d *manifestDecoder) ordered(path toml.Key, children map[string]toml.Primit
 	for name := range children {
 		names = append(names, name)
 	}
-	line := func(name string) int { return d.lines.line(append(path[:len(path):len(path)], name)) }
+	line := func(name string) int { return d.lines.Line(append(path[:len(path):len(path)], name)) }
 	sort.Slice(names, func(i, j int) bool {
 		li, lj := line(names[i]), line(names[j])
 		return li < lj || li == lj && names[i] < names[j]
@@ -307,14 +307,14 @@ func (d *manifestDecoder) value(p toml.Primitive, key toml.Key, fv reflect.Value
 			// A TextUnmarshaler refused the value; its message names it.
 			p := Problem{File: d.file, Line: pe.Position.Line, Field: key.String(), Message: key.String() + ": " + pe.Message}
 			if p.Line == 0 {
-				p.Line = d.lines.line(key)
+				p.Line = d.lines.Line(key)
 			}
 			d.problems = append(d.problems, p)
 			return
 		}
 		var raw any
 		_ = d.md.PrimitiveDecode(p, &raw)
-		d.add(key, "%s: expected %s, found %s", key.String(), describeType(t), describeValue(raw))
+		d.add(key, "%s: expected %s, found %s", key.String(), describeType(t), tomlx.DescribeValue(raw))
 	}
 }
 
@@ -328,7 +328,7 @@ func (d *manifestDecoder) subtable(p toml.Primitive, key toml.Key) (map[string]t
 		return nil, false
 	}
 	if _, ok := raw.(map[string]any); !ok {
-		d.add(key, "%s: expected a table, found %s", key.String(), describeValue(raw))
+		d.add(key, "%s: expected a table, found %s", key.String(), tomlx.DescribeValue(raw))
 		return nil, false
 	}
 	var children map[string]toml.Primitive
@@ -354,78 +354,6 @@ func describeType(t reflect.Type) string {
 		return "an integer"
 	}
 	return "a string"
-}
-
-// describeValue names a decoded TOML value's type. For an array it names
-// the first element that is not a string, the usual mistake.
-func describeValue(v any) string {
-	switch v := v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case bool:
-		return "a boolean"
-	case map[string]any:
-		return "a table"
-	case []map[string]any:
-		return "an array of tables"
-	case []any:
-		for _, e := range v {
-			if _, ok := e.(string); !ok {
-				return "an array containing " + describeValue(e)
-			}
-		}
-		return "an array"
-	case time.Time:
-		return "a date-time"
-	}
-	return "a date or time"
-}
-
-// didYouMean suggests the allowed key closest to name, if any is close.
-func didYouMean(name string, allowed []string) string {
-	best, bestDist := "", 3
-	for _, a := range allowed {
-		if strings.EqualFold(a, name) {
-			return fmt.Sprintf("; did you mean %q?", a)
-		}
-		if dist := editDistance(name, a, bestDist); dist < bestDist {
-			best, bestDist = a, dist
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// editDistance returns the Levenshtein distance between a and b in runes,
-// or limit when it is at least limit (keys can be long; names are short).
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(rb)], limit)
 }
 
 // check applies the rules a decoder cannot: version, triggers, script

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
 // FuzzParseManifest feeds arbitrary bytes to the manifest parser, which
@@ -64,7 +66,7 @@ func FuzzParseManifest(f *testing.F) {
 		}
 		// The locator runs only on valid TOML inside ParseManifest; make
 		// sure it survives anything.
-		kl, deep := locateKeys(data)
+		kl, deep := tomlx.LocateKeys(data)
 		if deep < 0 {
 			t.Fatalf("tooDeep = %d", deep)
 		}
@@ -79,7 +81,7 @@ func FuzzParseManifest(f *testing.F) {
 			var raw map[string]any
 			if md, err := toml.Decode(string(data), &raw); err == nil {
 				for _, k := range md.Keys() {
-					if len(k) > maxManifestNesting {
+					if len(k) > tomlx.MaxNesting {
 						t.Fatalf("key %s nests %d deep, but the scan passed", k, len(k))
 					}
 				}

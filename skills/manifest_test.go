@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
 func readManifestTestdata(t *testing.T, name string) []byte {
@@ -527,138 +528,6 @@ func TestScriptNamesNil(t *testing.T) {
 	}
 }
 
-func TestLocateKeys(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want map[string]int // key -> line; keys not listed are not checked
-		none []string       // keys that must not be found
-	}{
-		{
-			name: "headers and keys",
-			src:  "version = 1\n\n[capabilities]\nread = []\n\n[scripts.stats]\nmodule = \"a\"\n[scripts.stats.capabilities]\nenv = []\n",
-			want: map[string]int{
-				"version": 1, "capabilities": 3, "capabilities.read": 4,
-				"scripts": 6, "scripts.stats": 6, "scripts.stats.module": 7,
-				"scripts.stats.capabilities": 8, "scripts.stats.capabilities.env": 9,
-			},
-		},
-		{
-			name: "comments and strings that look like keys",
-			src: "# fake = 1\n" +
-				"triggers = [\"a = b\", '[x]', \"# not a comment\"] # real = comment\n" +
-				"[capabilities] # [scripts.fake]\n" +
-				"env = [\"=\"]\n",
-			want: map[string]int{"triggers": 2, "capabilities": 3, "capabilities.env": 4},
-			none: []string{"fake", "a", "x", "real", "scripts", "scripts.fake"},
-		},
-		{
-			name: "quoted and dotted keys",
-			src: "[scripts.\"my tool\"]\n" +
-				"'literal.key' = 1\n" +
-				"\"esc\\\"aped\" = 2\n" +
-				"a . b . c = 3\n" +
-				"[ scripts . 'x y' ]\n" +
-				"k = 4\n",
-			want: map[string]int{
-				`scripts."my tool"`:               1,
-				`scripts."my tool"."literal.key"`: 2,
-				`scripts."my tool"."esc\"aped"`:   3,
-				`scripts."my tool".a`:             4,
-				`scripts."my tool".a.b.c`:         4,
-				`scripts."x y"`:                   5,
-				`scripts."x y".k`:                 6,
-			},
-		},
-		{
-			name: "arrays spanning lines",
-			src: "triggers = [\n" +
-				"  \"a\", # comment with = and [\n" +
-				"  \"]\",\n" +
-				"  [1, [2, 3]],\n" +
-				"]\n" +
-				"after = 1\n",
-			want: map[string]int{"triggers": 1, "after": 6},
-		},
-		{
-			name: "multi-line strings",
-			src: "description = \"\"\"\n" +
-				"fake = 1\n" +
-				"[fake]\n" +
-				"ends with quotes\"\"\"\"\"\n" +
-				"lit = '''\n" +
-				"x = 'y'\n" +
-				"'''\n" +
-				"esc = \"\"\"a\\\"\"\"b\"\"\"\n" +
-				"last = 1\n",
-			want: map[string]int{"description": 1, "lit": 5, "esc": 8, "last": 9},
-			none: []string{"fake", "x"},
-		},
-		{
-			name: "inline tables",
-			src: "[scripts.s]\n" +
-				"build = { lang = \"go\", dir = \"a,b}\" }\n" +
-				"caps = { net = [\"x\"], nested = { deep = 1 } }\n" +
-				"list = [{ inarray = 1 }]\n",
-			want: map[string]int{
-				"scripts.s.build": 2, "scripts.s.build.lang": 2, "scripts.s.build.dir": 2,
-				"scripts.s.caps.net": 3, "scripts.s.caps.nested.deep": 3, "scripts.s.list": 4,
-			},
-			none: []string{"scripts.s.list.inarray", "inarray"},
-		},
-		{
-			name: "array tables and first definition wins",
-			src:  "[[a]]\nx = 1\n[[a]]\nx = 2\ny = 3\n",
-			want: map[string]int{"a": 1, "a.x": 2, "a.y": 5},
-		},
-		{
-			name: "CRLF, BOM and dates",
-			src:  "\uFEFFversion = 1\r\nwhen = 1979-05-27 07:32:00Z\r\nnext = true\r\n",
-			want: map[string]int{"version": 1, "when": 2, "next": 3},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, deep := locateKeys([]byte(tt.src))
-			if deep != 0 {
-				t.Errorf("too deep at line %d", deep)
-			}
-			for k, line := range tt.want {
-				if got[k] != line {
-					t.Errorf("line of %s = %d, want %d", k, got[k], line)
-				}
-			}
-			for _, k := range tt.none {
-				if l, ok := got[k]; ok {
-					t.Errorf("found key %s at line %d; it is not a key", k, l)
-				}
-			}
-			// The real parser must agree that the input is TOML, or the
-			// test proves nothing.
-			if _, err := toml.Decode(tt.src, new(map[string]any)); err != nil {
-				t.Errorf("test input is not valid TOML: %v", err)
-			}
-		})
-	}
-}
-
-func TestKeyLinesFallback(t *testing.T) {
-	kl, _ := locateKeys([]byte("[scripts.s]\nlist = [{ x = 1 }]\n"))
-	for _, tt := range []struct {
-		key  toml.Key
-		want int
-	}{
-		{toml.Key{"scripts", "s", "list"}, 2},
-		{toml.Key{"scripts", "s", "list", "x"}, 2}, // in an array: the array's line
-		{toml.Key{"scripts", "s", "missing", "deeper"}, 1},
-		{toml.Key{"nowhere"}, 0},
-	} {
-		if got := kl.line(tt.key); got != tt.want {
-			t.Errorf("line(%s) = %d, want %d", tt.key, got, tt.want)
-		}
-	}
-}
-
 // TestLocateKeysMatchesParser checks the locator against the positions the
 // real parser reports for value errors, on every test manifest.
 func TestLocateKeysMatchesParser(t *testing.T) {
@@ -676,30 +545,11 @@ func TestLocateKeysMatchesParser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kl, _ := locateKeys(data)
+		kl, _ := tomlx.LocateKeys(data)
 		for _, k := range md.Keys() {
-			if kl.line(k) == 0 {
+			if kl.Line(k) == 0 {
 				t.Errorf("%s: key %s not located", f, k)
 			}
-		}
-	}
-}
-
-func TestDidYouMean(t *testing.T) {
-	allowed := []string{"module", "plugin", "source", "export", "input_schema"}
-	tests := []struct{ name, want string }{
-		{"modle", `; did you mean "module"?`},
-		{"modules", `; did you mean "module"?`},
-		{"MODULE", `; did you mean "module"?`},
-		{"plugn", `; did you mean "plugin"?`},
-		{"input-schema", `; did you mean "input_schema"?`},
-		{"colour", ""},
-		{"", ""},
-		{strings.Repeat("m", 10000), ""},
-	}
-	for _, tt := range tests {
-		if got := didYouMean(tt.name, allowed); got != tt.want {
-			t.Errorf("didYouMean(%.20q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

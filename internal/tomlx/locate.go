@@ -1,4 +1,4 @@
-package skills
+package tomlx
 
 import (
 	"sort"
@@ -8,33 +8,33 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// keyLines maps every key a TOML document defines, as [toml.Key.String]
+// KeyLines maps every key a TOML document defines, as [toml.Key.String]
 // spells it, to the 1-based line that first defines it.
 //
 // It exists because BurntSushi/toml records key positions but does not
 // export them, and "unknown key" or "expected a string" is only useful with
-// a line number. The scanner below understands just enough TOML to find
-// where keys are defined: table headers ([a.b], [[a]]), key/value lines
-// with bare, quoted and dotted keys, inline tables, and values it must step
-// over without mistaking their contents for keys (strings of every kind,
-// multi-line arrays, comments). It never panics or loops on any input: a
-// line it cannot read is skipped.
+// a line number. The scanner behind [LocateKeys] understands just enough
+// TOML to find where keys are defined: table headers ([a.b], [[a]]),
+// key/value lines with bare, quoted and dotted keys, inline tables, and
+// values it must step over without mistaking their contents for keys
+// (strings of every kind, multi-line arrays, comments). It never panics or
+// loops on any input: a line it cannot read is skipped.
 //
 // It also guards the real parser: BurntSushi/toml takes time and memory
 // quadratic in how deeply keys and values nest (a 20 KiB line of dotted
-// keys takes seconds), so [ParseManifest] scans first and refuses a
-// document nested deeper than [maxManifestNesting] before parsing it.
-type keyLines map[string]int
+// keys takes seconds), so callers scan first and refuse a document nested
+// too deeply (see [LocateKeys]) before parsing it.
+type KeyLines map[string]int
 
-// maxManifestNesting bounds how deeply a manifest may nest: the number of
-// parts of a full key (scripts.NAME.capabilities.read has 4) and the
-// number of arrays and inline tables open at once (skill.toml needs 1).
-const maxManifestNesting = 16
+// MaxNesting is the nesting [LocateKeys] allows: the number of parts of a
+// full key (scripts.NAME.capabilities.read has 4) and the number of arrays
+// and inline tables open at once (skill.toml needs 1).
+const MaxNesting = 16
 
-// line returns the line that defines key, or else the line of its nearest
+// Line returns the line that defines key, or else the line of its nearest
 // ancestor that could be located (a key inside an array of inline tables
 // is found at the array's key), or 0.
-func (kl keyLines) line(key toml.Key) int {
+func (kl KeyLines) Line(key toml.Key) int {
 	for n := len(key); n > 0; n-- {
 		if l, ok := kl[key[:n].String()]; ok {
 			return l
@@ -43,12 +43,24 @@ func (kl keyLines) line(key toml.Key) int {
 	return 0
 }
 
-// locateKeys scans src and returns the line of every key it defines. When
-// keys or values nest deeper than [maxManifestNesting] it stops and returns
-// the line where that happens as tooDeep (0 otherwise).
-func locateKeys(src []byte) (lines keyLines, tooDeep int) {
+// LocateKeys scans src and returns the line of every key it defines. When
+// keys or values nest deeper than [MaxNesting] it stops and returns the
+// line where that happens as tooDeep (0 otherwise).
+func LocateKeys(src []byte) (lines KeyLines, tooDeep int) {
+	return LocateKeysWithin(src, MaxNesting, MaxNesting)
+}
+
+// LocateKeysWithin is [LocateKeys] with other bounds: a full key may have
+// at most maxParts parts, and at most maxDepth arrays and inline tables may
+// be open at once.
+func LocateKeysWithin(src []byte, maxParts, maxDepth int) (lines KeyLines, tooDeep int) {
 	// A byte order mark holds no newline, so dropping it keeps line numbers.
-	s := &keyScanner{src: strings.TrimPrefix(string(src), "\uFEFF"), lines: keyLines{}}
+	s := &keyScanner{
+		src:      strings.TrimPrefix(string(src), "\uFEFF"),
+		lines:    KeyLines{},
+		maxParts: maxParts,
+		maxDepth: maxDepth,
+	}
 	for i := 0; i < len(s.src); i++ {
 		if s.src[i] == '\n' {
 			s.newlines = append(s.newlines, i)
@@ -62,8 +74,10 @@ type keyScanner struct {
 	src      string
 	pos      int
 	newlines []int // offsets of every '\n', for line numbers
-	lines    keyLines
-	tooDeep  int // line where nesting first exceeds maxManifestNesting
+	lines    KeyLines
+	maxParts int // parts a full key may have
+	maxDepth int // arrays and inline tables that may be open at once
+	tooDeep  int // line where nesting first exceeds a bound
 }
 
 // deep notes that nesting went too deep at pos and stops the scan.
@@ -90,7 +104,7 @@ func (s *keyScanner) lineAt(pos int) int { return sort.SearchInts(s.newlines, po
 // the first definition. It reports false, and stops the scan, when key is
 // too deep.
 func (s *keyScanner) record(key toml.Key, from, pos int) bool {
-	if len(key) > maxManifestNesting {
+	if len(key) > s.maxParts {
 		s.deep(pos)
 		return false
 	}
@@ -243,7 +257,7 @@ func isBareKeyByte(c byte) bool {
 // array", where nothing is recorded.
 func (s *keyScanner) value(key toml.Key, depth int) {
 	s.skipBlank(false)
-	if c := s.peek(); (c == '[' || c == '{') && depth >= maxManifestNesting {
+	if c := s.peek(); (c == '[' || c == '{') && depth >= s.maxDepth {
 		s.deep(s.pos)
 		return
 	}
@@ -291,7 +305,7 @@ func (s *keyScanner) value(key toml.Key, depth int) {
 					if !s.record(full, len(key), before) {
 						return
 					}
-				} else if len(sub) > maxManifestNesting {
+				} else if len(sub) > s.maxParts {
 					s.deep(before)
 					return
 				}
