@@ -118,6 +118,8 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 		Timeout: time.Duration(eff.Timeout),
 		Output:  uint64(eff.Output),
 		Audit:   audit,
+
+		Deterministic: sc.Deterministic,
 	})
 }
 

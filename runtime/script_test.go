@@ -134,3 +134,23 @@ func TestRunScriptAudit(t *testing.T) {
 	assert.Contains(t, text, `"kind":"mount","value":"/workspace","decision":"allow"`)
 	assert.Contains(t, text, `/workspace/a.txt`)
 }
+
+// TestRunScriptDeterministic: a script that asks for deterministic mode in
+// skill.toml gets the same clock and random bytes every run; others get the
+// real clock and crypto randomness.
+func TestRunScriptDeterministic(t *testing.T) {
+	r := sharedEnv(t, false).r
+	for _, det := range []bool{true, false} {
+		s := probeSkill(t, "")
+		s.Manifest.Scripts["probe"].Deterministic = det
+		outs := map[string]bool{}
+		for range 2 {
+			var out bytes.Buffer
+			res, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{Args: []string{"clock"}, Stdout: &out})
+			require.NoError(t, err)
+			require.Equal(t, uint32(0), res.ExitCode)
+			outs[out.String()] = true
+		}
+		assert.Equal(t, det, len(outs) == 1, "deterministic=%v outputs %v", det, outs)
+	}
+}

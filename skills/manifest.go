@@ -87,6 +87,10 @@ type Script struct {
 	OutputSchema string `toml:"output_schema" json:"output_schema,omitempty"`
 	// Args are passed to the script before the caller's arguments.
 	Args []string `toml:"args" json:"args,omitempty"`
+	// Deterministic runs the script with a fake clock and seeded
+	// randomness (reproducible output) instead of the real clock and
+	// crypto-grade randomness it gets by default.
+	Deterministic bool `toml:"deterministic" json:"deterministic,omitempty"`
 	// Capabilities narrow or extend the skill-level set for this script.
 	Capabilities capabilities.Set `toml:"capabilities" json:"capabilities,omitzero"`
 }
@@ -352,6 +356,8 @@ func describeType(t reflect.Type) string {
 		return "an array of strings"
 	case reflect.Int, reflect.Int64:
 		return "an integer"
+	case reflect.Bool:
+		return "true or false"
 	}
 	return "a string"
 }

@@ -619,3 +619,17 @@ modle = "typo"
 	// [workspace/data] 64MiB
 	// stats/skill.toml:12: unknown key "scripts.convert.modle"; did you mean "module"?
 }
+
+func TestManifestDeterministic(t *testing.T) {
+	m, ps := ParseManifest([]byte("[scripts.a]\nmodule = \"a.wasm\"\ndeterministic = true\n[scripts.b]\nmodule = \"b.wasm\"\n"), "skill.toml")
+	if len(ps) != 0 {
+		t.Fatal(ps)
+	}
+	if !m.Scripts["a"].Deterministic || m.Scripts["b"].Deterministic {
+		t.Errorf("deterministic a=%v b=%v", m.Scripts["a"].Deterministic, m.Scripts["b"].Deterministic)
+	}
+	_, ps = ParseManifest([]byte("[scripts.a]\nmodule = \"a.wasm\"\ndeterministic = \"yes\"\n"), "skill.toml")
+	if len(ps) != 1 || ps[0].Line != 3 || !strings.Contains(ps[0].Message, "scripts.a.deterministic: expected true or false, found a string") {
+		t.Errorf("problems %v", ps)
+	}
+}
