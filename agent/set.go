@@ -1,0 +1,109 @@
+package agent
+
+import (
+	"cmp"
+	"log/slog"
+	"slices"
+	"strings"
+)
+
+// A Set is the agents a session can run, with name collisions resolved by
+// precedence. A Set is immutable once made and safe for concurrent use; the
+// definitions it returns are shared and must not be modified.
+type Set struct {
+	byName      map[string]*Definition // bare name -> the agent it resolves to
+	byQualified map[string]*Definition // "<plugin>:<name>" -> plugin agent
+	list        []*Definition
+}
+
+// NewSet returns the set of defs, resolving name collisions:
+//   - a higher [Source] wins over a lower one: the lower definition is
+//     dropped, including every plugin's definition of a name the user
+//     defines, and each override is logged at Info with both files;
+//   - agents of different plugins may share a name: all are kept, each
+//     addressable as "<plugin>:<name>", and the bare name resolves to the
+//     first of them in defs (logged at Info);
+//   - otherwise, of two definitions with the same source and name the
+//     first in defs wins and the other is logged as a warning. So are two
+//     plugin agents whose pool keys would collide ("plugin-a-b-c" for agent
+//     "b-c" of plugin "a" and agent "c" of plugin "a-b"), since agents must
+//     never share state.
+//
+// A nil logger discards the messages. A nil definition panics.
+func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	sorted := slices.Clone(defs)
+	for _, d := range sorted {
+		if d == nil {
+			panic("agent: NewSet given a nil definition")
+		}
+	}
+	// Highest source first; stable, so the first in defs wins among equals.
+	slices.SortStableFunc(sorted, func(a, b *Definition) int { return cmp.Compare(b.Source, a.Source) })
+
+	s := &Set{
+		byName:      make(map[string]*Definition, len(sorted)),
+		byQualified: make(map[string]*Definition),
+	}
+	pool := make(map[string]*Definition, len(sorted))
+	for _, d := range sorted {
+		cur, taken := s.byName[d.Name]
+		switch {
+		case taken && cur.Source > d.Source:
+			logger.Info("agent definition overridden by a higher source",
+				"agent", d.Name,
+				"winner", cur.File, "winner_source", cur.Source.String(),
+				"overridden", d.File, "overridden_source", d.Source.String())
+			continue
+		case taken && d.Source != SourcePlugin:
+			logger.Warn("duplicate agent definition ignored; the first wins",
+				"agent", d.Name, "source", d.Source.String(), "kept", cur.File, "ignored", d.File)
+			continue
+		case d.Source == SourcePlugin:
+			if prev, dup := s.byQualified[d.QualifiedName()]; dup {
+				logger.Warn("duplicate agent definition ignored; the first wins",
+					"agent", d.QualifiedName(), "source", d.Source.String(), "kept", prev.File, "ignored", d.File)
+				continue
+			}
+		}
+		if prev, clash := pool[d.PoolKey()]; clash {
+			logger.Warn("agent definition ignored: its pool key collides with another agent's",
+				"agent", d.QualifiedName(), "pool_key", d.PoolKey(), "kept", prev.File, "ignored", d.File)
+			continue
+		}
+		pool[d.PoolKey()] = d
+		if d.Source == SourcePlugin {
+			s.byQualified[d.QualifiedName()] = d
+		}
+		if taken {
+			logger.Info("plugins define agents of the same name; the bare name resolves to the first",
+				"agent", d.Name, "resolves_to", cur.QualifiedName(), "also", d.QualifiedName())
+		} else {
+			s.byName[d.Name] = d
+		}
+		s.list = append(s.list, d)
+	}
+	slices.SortFunc(s.list, func(a, b *Definition) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Plugin, b.Plugin))
+	})
+	return s
+}
+
+// Lookup returns the agent called name: a bare name resolves by precedence
+// (see [NewSet]); "<plugin>:<name>" names a plugin's agent exactly.
+func (s *Set) Lookup(name string) (*Definition, bool) {
+	m := s.byName
+	if strings.Contains(name, ":") {
+		m = s.byQualified
+	}
+	d, ok := m[name]
+	return d, ok
+}
+
+// List returns every agent in the set, sorted by name and then plugin. The
+// slice is the caller's; the definitions are shared.
+func (s *Set) List() []*Definition {
+	return slices.Clone(s.list)
+}

@@ -1,0 +1,252 @@
+package agent
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func def(t *testing.T, name string, src Source, plugin, file string) *Definition {
+	t.Helper()
+	d, err := ParseDefinition([]byte("---\nname: "+name+"\n---\n"+file+"\n"), file, src, plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// logBuffer returns a logger that writes text lines to the returned buffer.
+func logBuffer() (*slog.Logger, *bytes.Buffer) {
+	var buf bytes.Buffer
+	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	})
+	return slog.New(h), &buf
+}
+
+func TestNewSetPrecedence(t *testing.T) {
+	tests := []struct {
+		name     string
+		defs     func(t *testing.T) []*Definition
+		lookup   map[string]string // name -> File it resolves to ("" = absent)
+		list     []string          // File of each listed definition
+		wantLogs []string          // one substring per log line, in order
+	}{
+		{
+			name: "user overrides plugin overrides builtin",
+			defs: func(t *testing.T) []*Definition {
+				return []*Definition{
+					def(t, "general", SourceBuiltin, "", "builtin/general.md"),
+					def(t, "general", SourcePlugin, "pack", "pack/general.md"),
+					def(t, "general", SourceUser, "", "user/general.md"),
+				}
+			},
+			lookup: map[string]string{"general": "user/general.md", "pack:general": ""},
+			list:   []string{"user/general.md"},
+			wantLogs: []string{
+				`level=INFO msg="agent definition overridden by a higher source" agent=general winner=user/general.md winner_source=user overridden=pack/general.md overridden_source=plugin`,
+				`level=INFO msg="agent definition overridden by a higher source" agent=general winner=user/general.md winner_source=user overridden=builtin/general.md overridden_source=builtin`,
+			},
+		},
+		{
+			name: "plugin overrides builtin, whatever the order",
+			defs: func(t *testing.T) []*Definition {
+				return []*Definition{
+					def(t, "general", SourcePlugin, "pack", "pack/general.md"),
+					def(t, "general", SourceBuiltin, "", "builtin/general.md"),
+				}
+			},
+			lookup: map[string]string{"general": "pack/general.md", "pack:general": "pack/general.md"},
+			list:   []string{"pack/general.md"},
+			wantLogs: []string{
+				`level=INFO msg="agent definition overridden by a higher source" agent=general winner=pack/general.md winner_source=plugin overridden=builtin/general.md overridden_source=builtin`,
+			},
+		},
+		{
+			name: "same source and name: first wins with a warning",
+			defs: func(t *testing.T) []*Definition {
+				return []*Definition{
+					def(t, "a", SourceUser, "", "user/a.md"),
+					def(t, "a", SourceUser, "", "user/a2.md"),
+				}
+			},
+			lookup: map[string]string{"a": "user/a.md"},
+			list:   []string{"user/a.md"},
+			wantLogs: []string{
+				`level=WARN msg="duplicate agent definition ignored; the first wins" agent=a source=user kept=user/a.md ignored=user/a2.md`,
+			},
+		},
+		{
+			name: "same plugin twice: first wins with a warning",
+			defs: func(t *testing.T) []*Definition {
+				return []*Definition{
+					def(t, "a", SourcePlugin, "p", "p/a.md"),
+					def(t, "a", SourcePlugin, "p", "p/a2.md"),
+				}
+			},
+			lookup:   map[string]string{"a": "p/a.md", "p:a": "p/a.md"},
+			list:     []string{"p/a.md"},
+			wantLogs: []string{`level=WARN msg="duplicate agent definition ignored; the first wins" agent=p:a source=plugin kept=p/a.md ignored=p/a2.md`},
+		},
+		{
+			name: "two plugins, same name: both kept",
+			defs: func(t *testing.T) []*Definition {
+				return []*Definition{
+					def(t, "reviewer", SourcePlugin, "beta", "beta/reviewer.md"),
+					def(t, "reviewer", SourcePlugin, "alpha", "alpha/reviewer.md"),
+					def(t, "other", SourceUser, "", "user/other.md"),
+				}
+			},
+			lookup: map[string]string{
+				"reviewer":       "beta/reviewer.md",
+				"beta:reviewer":  "beta/reviewer.md",
+				"alpha:reviewer": "alpha/reviewer.md",
+				"gamma:reviewer": "",
+				"other":          "user/other.md",
+			},
+			list: []string{"user/other.md", "alpha/reviewer.md", "beta/reviewer.md"},
+			wantLogs: []string{
+				`level=INFO msg="plugins define agents of the same name; the bare name resolves to the first" agent=reviewer resolves_to=beta:reviewer also=alpha:reviewer`,
+			},
+		},
+		{
+			name: "colliding pool keys: the later is dropped",
+			defs: func(t *testing.T) []*Definition {
+				return []*Definition{
+					def(t, "b-c", SourcePlugin, "a", "a/b-c.md"),
+					def(t, "c", SourcePlugin, "a-b", "a-b/c.md"),
+				}
+			},
+			lookup: map[string]string{"b-c": "a/b-c.md", "c": "", "a-b:c": ""},
+			list:   []string{"a/b-c.md"},
+			wantLogs: []string{
+				`level=WARN msg="agent definition ignored: its pool key collides with another agent's" agent=a-b:c pool_key=plugin-a-b-c kept=a/b-c.md ignored=a-b/c.md`,
+			},
+		},
+		{
+			name: "user agent named like a pool key does not collide",
+			defs: func(t *testing.T) []*Definition {
+				return []*Definition{
+					def(t, "plugin-a-b", SourceUser, "", "user/plugin-a-b.md"),
+					def(t, "b", SourcePlugin, "a", "a/b.md"),
+				}
+			},
+			lookup: map[string]string{"plugin-a-b": "user/plugin-a-b.md", "b": "a/b.md"},
+			list:   []string{"a/b.md", "user/plugin-a-b.md"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logger, buf := logBuffer()
+			s := NewSet(logger, tt.defs(t)...)
+			for name, want := range tt.lookup {
+				d, ok := s.Lookup(name)
+				switch {
+				case want == "" && ok:
+					t.Errorf("Lookup(%q) = %s, want none", name, d.File)
+				case want != "" && !ok:
+					t.Errorf("Lookup(%q) found none, want %s", name, want)
+				case ok && d.File != want:
+					t.Errorf("Lookup(%q) = %s, want %s", name, d.File, want)
+				}
+			}
+			var list []string
+			for _, d := range s.List() {
+				list = append(list, d.File)
+			}
+			if diff := cmp.Diff(tt.list, list); diff != "" {
+				t.Errorf("List mismatch (-want +got):\n%s", diff)
+			}
+			var logs []string
+			if out := strings.TrimSpace(buf.String()); out != "" {
+				logs = strings.Split(out, "\n")
+			}
+			if diff := cmp.Diff(tt.wantLogs, logs); diff != "" {
+				t.Errorf("log mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPoolKeys(t *testing.T) {
+	a := def(t, "reviewer", SourcePlugin, "alpha", "alpha/reviewer.md")
+	b := def(t, "reviewer", SourcePlugin, "beta", "beta/reviewer.md")
+	u := def(t, "reviewer", SourceUser, "", "user/reviewer.md")
+	g := def(t, "general", SourceBuiltin, "", "builtin/general.md")
+	got := []string{a.PoolKey(), b.PoolKey(), u.PoolKey(), g.PoolKey()}
+	want := []string{"plugin-alpha-reviewer", "plugin-beta-reviewer", "agent-reviewer", "agent-general"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+
+	// Both plugins' agents stay in the set, tagged with their plugins and
+	// with distinct pool keys.
+	s := NewSet(nil, a, b)
+	keys := map[string]string{}
+	for _, d := range s.List() {
+		if d.Source != SourcePlugin || d.Plugin == "" {
+			t.Errorf("%s: Source, Plugin = %v, %q", d.File, d.Source, d.Plugin)
+		}
+		keys[d.PoolKey()] = d.Plugin
+	}
+	if diff := cmp.Diff(map[string]string{"plugin-alpha-reviewer": "alpha", "plugin-beta-reviewer": "beta"}, keys); diff != "" {
+		t.Errorf("pool keys mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewSetNilPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("NewSet(nil definition) did not panic")
+		}
+	}()
+	NewSet(nil, nil)
+}
+
+func TestSetListIsACopy(t *testing.T) {
+	s := NewSet(nil, Builtin()...)
+	l := s.List()
+	l[0] = nil
+	if s.List()[0] == nil {
+		t.Error("List returned the set's own slice")
+	}
+	var zero Set
+	if _, ok := zero.Lookup("general"); ok || len(zero.List()) != 0 {
+		t.Error("zero Set is not empty")
+	}
+}
+
+// TestSetConcurrentReads is a hammer test for the race detector.
+func TestSetConcurrentReads(t *testing.T) {
+	s := NewSet(nil,
+		def(t, "reviewer", SourcePlugin, "alpha", "alpha/reviewer.md"),
+		def(t, "reviewer", SourcePlugin, "beta", "beta/reviewer.md"),
+		def(t, "general", SourceBuiltin, "", "builtin/general.md"),
+	)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if _, ok := s.Lookup("beta:reviewer"); !ok {
+					t.Error("beta:reviewer not found")
+					return
+				}
+				if len(s.List()) != 3 {
+					t.Error("List changed")
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
