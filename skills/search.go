@@ -1,17 +1,11 @@
 package skills
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"math"
-	"regexp"
-	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/skillrun/skillrun/internal/bm25"
 )
 
 // DefaultSearchLimit is the number of results Search returns when
@@ -28,25 +22,12 @@ const MaxRegexpLen = 1 << 10
 // only white space.
 var ErrEmptyQuery = errors.New("skills: empty search query")
 
-// BM25 parameters, the usual defaults (Robertson & Zaragoza 2009).
-const (
-	bm25K1 = 1.2  // term-frequency saturation
-	bm25B  = 0.75 // length normalization
-)
-
 // The fields a skill is searched by. A word in the name is the strongest
 // evidence that a skill is about it; triggers are discovery words the author
 // chose on purpose; the description is prose, where a word may be
 // incidental. Hence the weights name 3, triggers 2, description 1, which
 // regexp mode uses too.
-const (
-	fieldName = iota
-	fieldTriggers
-	fieldDescription
-	numFields
-)
-
-var fieldWeights = [numFields]float64{fieldName: 3, fieldTriggers: 2, fieldDescription: 1}
+var fieldWeights = []float64{3, 2, 1}
 
 // An Index ranks skills for a query by their name, description and
 // triggers: level-1 discovery without loading every body.
@@ -54,15 +35,7 @@ var fieldWeights = [numFields]float64{fieldName: 3, fieldTriggers: 2, fieldDescr
 // An Index is immutable after NewIndex and safe for concurrent use.
 type Index struct {
 	skills []*Skill
-	// postings maps a term to the skills that contain it, in skill order,
-	// each with its whole BM25F contribution precomputed, so a search only
-	// adds numbers up.
-	postings map[string][]posting
-}
-
-type posting struct {
-	doc   int32
-	score float64
+	bm25   *bm25.Index // document i is skills[i]
 }
 
 // A Result is one skill found by Index.Search. Name and Description
@@ -108,77 +81,16 @@ type SearchOptions struct {
 // a name match count less) and counts a word found in several fields once,
 // with more confidence, instead of once per field.
 func NewIndex(skills []*Skill) *Index {
-	ix := &Index{postings: make(map[string][]posting)}
+	ix := &Index{}
+	var docs []bm25.Doc
 	for _, s := range skills {
 		if s != nil {
 			ix.skills = append(ix.skills, s)
+			docs = append(docs, bm25.Doc{{s.Name}, s.Triggers(), {s.Description}})
 		}
 	}
-
-	// First pass: term frequencies per field, field lengths, and for each
-	// term the skills that contain it (so its document frequency).
-	type rawPosting struct {
-		doc int32
-		tf  [numFields]int32
-	}
-	raw := make(map[string][]rawPosting)
-	lens := make([][numFields]int, len(ix.skills))
-	var avglen [numFields]float64
-	tf := make(map[string][numFields]int32)
-	var buf []string
-	for i, s := range ix.skills {
-		clear(tf)
-		for f, texts := range skillFields(s) {
-			for _, text := range texts {
-				buf = tokenize(text, buf[:0])
-				for _, t := range buf {
-					c := tf[t]
-					c[f]++
-					tf[t] = c
-				}
-				lens[i][f] += len(buf)
-			}
-			avglen[f] += float64(lens[i][f])
-		}
-		for t, c := range tf {
-			raw[t] = append(raw[t], rawPosting{int32(i), c})
-		}
-	}
-	n := float64(len(ix.skills))
-	for f := range avglen {
-		avglen[f] /= n
-		if avglen[f] == 0 {
-			avglen[f] = 1 // no skill has this field, so its tf is always 0
-		}
-	}
-
-	// Second pass: each posting's share of the score.
-	for t, rps := range raw {
-		df := float64(len(rps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		ps := make([]posting, len(rps))
-		for j, rp := range rps {
-			var tf float64
-			for f, k := range rp.tf {
-				if k > 0 {
-					lenNorm := 1 - bm25B + bm25B*float64(lens[rp.doc][f])/avglen[f]
-					tf += fieldWeights[f] * float64(k) / lenNorm
-				}
-			}
-			ps[j] = posting{rp.doc, idf * tf / (bm25K1 + tf)}
-		}
-		ix.postings[t] = ps
-	}
+	ix.bm25 = bm25.New(fieldWeights, docs)
 	return ix
-}
-
-// skillFields returns the searchable text of s, by field.
-func skillFields(s *Skill) [numFields][]string {
-	return [numFields][]string{
-		fieldName:        {s.Name},
-		fieldTriggers:    s.Triggers(),
-		fieldDescription: {s.Description},
-	}
 }
 
 // Search returns the skills that match query, best first: by score
@@ -203,51 +115,19 @@ func (ix *Index) Search(query string, o *SearchOptions) ([]Result, error) {
 		return nil, ErrEmptyQuery
 	}
 
-	scores := make([]float64, len(ix.skills))
+	var scores []float64
 	if opts.Regex {
-		re, err := compileQuery(query)
+		re, err := bm25.CompileRegexp(query, MaxRegexpLen)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("skills: %w", err)
 		}
-		for i, s := range ix.skills {
-			for f, texts := range skillFields(s) {
-				if slices.ContainsFunc(texts, re.MatchString) {
-					scores[i] += fieldWeights[f]
-				}
-			}
-		}
+		scores = ix.bm25.RegexpScores(re)
 	} else {
-		// Sorted and deduplicated, so that word order cannot change a
-		// floating-point sum and so a tie.
-		terms := tokenize(query, nil)
-		slices.Sort(terms)
-		for _, t := range slices.Compact(terms) {
-			for _, p := range ix.postings[t] {
-				scores[p.doc] += p.score
-			}
-		}
+		scores = ix.bm25.Scores(query)
 	}
-
-	// Rank the hits by score, then name, then input order: a total order,
-	// so the result never depends on the sort algorithm.
-	var hits []int
-	for i, sc := range scores {
-		if sc > 0 {
-			hits = append(hits, i)
-		}
-	}
-	slices.SortFunc(hits, func(i, j int) int {
-		if c := cmp.Compare(scores[j], scores[i]); c != 0 {
-			return c
-		}
-		if c := strings.Compare(ix.skills[i].Name, ix.skills[j].Name); c != 0 {
-			return c
-		}
-		return cmp.Compare(i, j)
-	})
-	if opts.Limit > 0 && len(hits) > opts.Limit {
-		hits = hits[:opts.Limit]
-	}
+	hits := bm25.Rank(scores, func(i, j int) int {
+		return strings.Compare(ix.skills[i].Name, ix.skills[j].Name)
+	}, opts.Limit)
 	results := make([]Result, len(hits))
 	for k, i := range hits {
 		s := ix.skills[i]
@@ -256,56 +136,5 @@ func (ix *Index) Search(query string, o *SearchOptions) ([]Result, error) {
 	return results, nil
 }
 
-// compileQuery compiles a regexp query, case-insensitive by default.
-func compileQuery(pattern string) (*regexp.Regexp, error) {
-	if len(pattern) > MaxRegexpLen {
-		return nil, fmt.Errorf("skills: search regexp is %d bytes, over the %d-byte limit", len(pattern), MaxRegexpLen)
-	}
-	// Compile the pattern as given first, so an error quotes the user's
-	// text and not our (?i) prefix.
-	if _, err := regexp.Compile(pattern); err != nil {
-		return nil, fmt.Errorf("skills: invalid search regexp %q: %w", pattern, err)
-	}
-	// A leading (?i) is overridden by any flags the pattern sets itself,
-	// from where it sets them.
-	return regexp.Compile("(?i)" + pattern)
-}
-
-// stopwords are dropped from queries and skills alike: they are in almost
-// every description ("Use when…") and say nothing about a skill.
-var stopwords = map[string]bool{
-	"the": true, "a": true, "an": true, "and": true, "or": true, "of": true,
-	"to": true, "for": true, "in": true, "on": true, "with": true, "use": true,
-	"when": true, "this": true, "that": true, "is": true, "are": true,
-	"be": true, "it": true, "as": true, "by": true, "from": true, "at": true,
-}
-
-// tokenize appends the search terms of text to out. It normalizes text to
-// NFKC and lowercases it, splits it on every rune that is not a letter, a
-// number or a combining mark (so "pdf-extract" and "zoho_books" give two
-// words each, and "données" stays one word in any Unicode form), drops
-// stopwords, and stems what is left.
-func tokenize(text string, out []string) []string {
-	text = strings.ToLower(norm.NFKC.String(text))
-	for w := range strings.FieldsFuncSeq(text, notWordRune) {
-		if !stopwords[w] {
-			out = append(out, stem(w))
-		}
-	}
-	return out
-}
-
-func notWordRune(r rune) bool {
-	return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
-}
-
-// stem strips a plural "s" from a word longer than three letters, so
-// "diagrams" finds "diagram", leaving "ss" ("process") alone. That is all
-// the stemming there is: a real stemmer is language-specific, and names and
-// triggers are mostly nouns.
-func stem(w string) string {
-	if strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && utf8.RuneCountInString(w) > 3 {
-		return w[:len(w)-1]
-	}
-	return w
-}
+// tokenize is the tokenizer of the index, [bm25.Tokenize].
+func tokenize(text string, out []string) []string { return bm25.Tokenize(text, out) }

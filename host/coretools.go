@@ -1,0 +1,494 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/skillrun/skillrun/capabilities"
+)
+
+// Bounds on the core tools, so that no call reads, writes or returns
+// without limit.
+const (
+	// MaxReadSize is the most bytes workspace_read returns.
+	MaxReadSize = 1 << 20
+	// MaxWriteSize is the most bytes workspace_write writes.
+	MaxWriteSize = 1 << 20
+	// MaxListEntries is the most entries workspace_list returns.
+	MaxListEntries = 1000
+	// MaxSearchMatches is the most lines workspace_search returns.
+	MaxSearchMatches = 1000
+	// MaxSearchScan is the most file bytes one workspace_search reads.
+	MaxSearchScan = 8 << 20
+	// maxMatchLine bounds one matching line as returned.
+	maxMatchLine = 500
+)
+
+// Input schemas of the core tools.
+const (
+	workspaceReadSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path relative to the workspace, such as \"data/in.csv\"."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`
+	workspaceWriteSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path relative to the workspace; missing parent directories are created."},
+    "content": {"type": "string", "description": "The whole new content of the file."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`
+	workspaceListSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Directory relative to the workspace; the workspace itself if omitted."}
+  },
+  "additionalProperties": false
+}`
+	workspaceSearchSchema = `{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "Regular expression (Go RE2 syntax) matched against each line."},
+    "path": {"type": "string", "description": "File or directory relative to the workspace to search; the whole workspace if omitted."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`
+)
+
+// CoreTools returns the core tools over the directory workspace:
+// workspace_read, workspace_write, workspace_list and workspace_search.
+// Each takes paths relative to the workspace and is confined to it with
+// [os.Root]: an absolute path, a ".." segment or a symbolic link leading
+// outside is refused. Each checks granted first ([capabilities.Set.CheckRead],
+// [capabilities.Set.CheckWrite]); a denial is a result with IsError set
+// whose content is the [capabilities.DeniedError] text, naming the flag
+// that would grant it. Sizes are bounded by [MaxReadSize], [MaxWriteSize],
+// [MaxListEntries], [MaxSearchMatches] and [MaxSearchScan].
+//
+// The tools open workspace on each call, so they hold no open file between
+// calls. CoreTools returns an error if workspace is not a directory.
+func CoreTools(workspace string, granted capabilities.Set) ([]Tool, error) {
+	fi, err := os.Stat(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("host: workspace: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("host: workspace %s is not a directory", workspace)
+	}
+	ws := &workspaceFS{dir: workspace, granted: granted}
+	def := func(name, desc, schema string, parallel bool) ToolDef {
+		return ToolDef{Name: name, Description: desc, InputSchema: json.RawMessage(schema), Source: SourceCore, Parallel: parallel}
+	}
+	return []Tool{
+		&coreTool{def("workspace_read", "Read a text file in the workspace (at most 1 MiB; a longer file is truncated).", workspaceReadSchema, true), ws.read},
+		&coreTool{def("workspace_write", "Write a file in the workspace, replacing it if it exists (at most 1 MiB).", workspaceWriteSchema, false), ws.write},
+		&coreTool{def("workspace_list", "List the entries of a directory in the workspace: one per line, directories ending in \"/\".", workspaceListSchema, true), ws.list},
+		&coreTool{def("workspace_search", "Search the lines of the files in the workspace for a regular expression; returns path:line: text for each match.", workspaceSearchSchema, true), ws.search},
+	}, nil
+}
+
+// coreTool is a Tool made of a definition and a function.
+type coreTool struct {
+	def ToolDef
+	run func(ctx context.Context, input json.RawMessage) (*ToolResult, error)
+}
+
+func (t *coreTool) Definition() ToolDef { return t.def }
+
+func (t *coreTool) Call(ctx context.Context, input json.RawMessage) (*ToolResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return t.run(ctx, input)
+}
+
+// workspaceFS is the workspace the core tools share. It is safe for
+// concurrent use: it holds only immutable data.
+type workspaceFS struct {
+	dir     string
+	granted capabilities.Set
+}
+
+// coreErrResult is the IsError result for err: the path error without the
+// host's workspace directory, which the model need not see.
+func coreErrResult(tool string, err error) *ToolResult {
+	return ErrorResult(tool + ": " + err.Error())
+}
+
+// resolve checks a path given to a tool and returns it cleaned, relative
+// to the workspace ("." for the workspace itself), with the capability
+// path that names it.
+func resolveWorkspacePath(p string) (string, capabilities.Path, error) {
+	cp := capabilities.Path{Root: capabilities.RootWorkspace}
+	switch {
+	case strings.HasPrefix(p, "/"):
+		return "", cp, fmt.Errorf("path %q is absolute; give a path relative to the workspace, such as \"data/in.csv\"", p)
+	case strings.Contains(p, `\`):
+		return "", cp, fmt.Errorf(`path %q contains a backslash; use "/" between segments`, p)
+	case strings.ContainsRune(p, 0):
+		return "", cp, fmt.Errorf("path %q contains a NUL byte", p)
+	}
+	clean := path.Clean("./" + p)
+	if clean == ".." || strings.HasPrefix(clean, "../") || !fs.ValidPath(clean) {
+		return "", cp, fmt.Errorf("path %q leads outside the workspace", p)
+	}
+	if clean != "." {
+		cp.Sub = clean
+	}
+	return clean, cp, nil
+}
+
+// open opens the workspace root.
+func (w *workspaceFS) open() (*os.Root, error) {
+	return os.OpenRoot(w.dir)
+}
+
+// decode decodes a tool's input into v.
+func decodeCoreInput(tool string, input json.RawMessage, v any) *ToolResult {
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(input, v); err != nil {
+		return ErrorResult(fmt.Sprintf("%s: invalid input: %v", tool, err))
+	}
+	return nil
+}
+
+func (w *workspaceFS) read(_ context.Context, input json.RawMessage) (*ToolResult, error) {
+	const tool = "workspace_read"
+	var in struct{ Path string }
+	if res := decodeCoreInput(tool, input, &in); res != nil {
+		return res, nil
+	}
+	name, cp, err := resolveWorkspacePath(in.Path)
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	if err := w.granted.CheckRead(cp); err != nil {
+		return ErrorResult(err.Error()), nil
+	}
+	root, err := w.open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	if fi.IsDir() {
+		return ErrorResult(fmt.Sprintf("%s: %s is a directory; use workspace_list", tool, in.Path)), nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxReadSize+1))
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	if len(data) > MaxReadSize {
+		content := string(data[:MaxReadSize]) + fmt.Sprintf("\n[truncated: %s is %d bytes; only the first %d are shown]", in.Path, fi.Size(), MaxReadSize)
+		return &ToolResult{Content: content}, nil
+	}
+	return &ToolResult{Content: string(data)}, nil
+}
+
+func (w *workspaceFS) write(_ context.Context, input json.RawMessage) (*ToolResult, error) {
+	const tool = "workspace_write"
+	var in struct {
+		Path    string
+		Content *string
+	}
+	if res := decodeCoreInput(tool, input, &in); res != nil {
+		return res, nil
+	}
+	if in.Content == nil {
+		return ErrorResult(tool + ": invalid input: content is required"), nil
+	}
+	if len(*in.Content) > MaxWriteSize {
+		return ErrorResult(fmt.Sprintf("%s: content is %d bytes, over the %d-byte limit", tool, len(*in.Content), MaxWriteSize)), nil
+	}
+	name, cp, err := resolveWorkspacePath(in.Path)
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	if name == "." {
+		return ErrorResult(tool + ": path names the workspace itself; give a file path"), nil
+	}
+	if err := w.granted.CheckWrite(cp); err != nil {
+		return ErrorResult(err.Error()), nil
+	}
+	root, err := w.open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	defer root.Close()
+	if dir := path.Dir(name); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return coreErrResult(tool, err), nil
+		}
+	}
+	if err := writeAtomic(root, name, []byte(*in.Content)); err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	return &ToolResult{Content: fmt.Sprintf("wrote %d bytes to %s", len(*in.Content), name)}, nil
+}
+
+// writeAtomic writes data to a temporary file beside name and renames it
+// over name, so that a reader never sees a partial file.
+func writeAtomic(root *os.Root, name string, data []byte) error {
+	if fi, err := root.Lstat(name); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", name)
+	}
+	var f *os.File
+	var tmp string
+	for i := 0; ; i++ {
+		tmp = fmt.Sprintf("%s.tmp%d-%d", name, os.Getpid(), i)
+		var err error
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i == 100 {
+			return err
+		}
+	}
+	_, err := f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+	}
+	return err
+}
+
+// A wsListEntry is one entry in workspace_list's structured result.
+type wsListEntry struct {
+	Name string `json:"name"`
+	Dir  bool   `json:"dir,omitempty"`
+	Size int64  `json:"size"`
+}
+
+func (w *workspaceFS) list(_ context.Context, input json.RawMessage) (*ToolResult, error) {
+	const tool = "workspace_list"
+	var in struct{ Path string }
+	if res := decodeCoreInput(tool, input, &in); res != nil {
+		return res, nil
+	}
+	name, cp, err := resolveWorkspacePath(in.Path)
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	if err := w.granted.CheckRead(cp); err != nil {
+		return ErrorResult(err.Error()), nil
+	}
+	root, err := w.open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	defer f.Close()
+	des, err := f.ReadDir(MaxListEntries + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return coreErrResult(tool, err), nil
+	}
+	truncated := len(des) > MaxListEntries
+	if truncated {
+		des = des[:MaxListEntries]
+	}
+	// ReadDir(n) returns entries in directory order; sort for a stable answer.
+	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	var b strings.Builder
+	entries := make([]wsListEntry, 0, len(des))
+	for _, de := range des {
+		e := wsListEntry{Name: de.Name(), Dir: de.IsDir()}
+		if fi, err := de.Info(); err == nil && !de.IsDir() {
+			e.Size = fi.Size()
+		}
+		entries = append(entries, e)
+		b.WriteString(e.Name)
+		if e.Dir {
+			b.WriteByte('/')
+		}
+		b.WriteByte('\n')
+	}
+	if truncated {
+		fmt.Fprintf(&b, "[truncated: more than %d entries]\n", MaxListEntries)
+	}
+	structured, _ := json.Marshal(struct {
+		Entries   []wsListEntry `json:"entries"`
+		Truncated bool          `json:"truncated,omitempty"`
+	}{entries, truncated})
+	return &ToolResult{Content: b.String(), Structured: structured}, nil
+}
+
+// A wsSearchMatch is one line found by workspace_search.
+type wsSearchMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+func (w *workspaceFS) search(ctx context.Context, input json.RawMessage) (*ToolResult, error) {
+	const tool = "workspace_search"
+	var in struct{ Pattern, Path string }
+	if res := decodeCoreInput(tool, input, &in); res != nil {
+		return res, nil
+	}
+	if len(in.Pattern) > MaxQueryLen {
+		return ErrorResult(fmt.Sprintf("%s: pattern is %d bytes, over the %d-byte limit", tool, len(in.Pattern), MaxQueryLen)), nil
+	}
+	re, err := regexp.Compile(in.Pattern)
+	if err != nil {
+		return ErrorResult(fmt.Sprintf("%s: invalid pattern: %v", tool, err)), nil
+	}
+	name, cp, err := resolveWorkspacePath(in.Path)
+	if err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	if err := w.granted.CheckRead(cp); err != nil {
+		return ErrorResult(err.Error()), nil
+	}
+	root, err := w.open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	defer root.Close()
+	if _, err := root.Stat(name); err != nil {
+		return coreErrResult(tool, err), nil
+	}
+	var (
+		matches []wsSearchMatch
+		scanned int64
+		limited string // why the search stopped early
+	)
+	fsys := root.FS()
+	walkErr := fs.WalkDir(fsys, name, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			return fs.SkipDir // an unreadable directory (or file): skip it
+		}
+		if !d.Type().IsRegular() {
+			return nil // directories are walked; symlinks and devices are skipped
+		}
+		n, stop := searchWorkspaceFile(fsys, p, re, MaxSearchScan-scanned, MaxSearchMatches-len(matches), &matches)
+		scanned += n
+		switch stop {
+		case wsStopScan:
+			limited = fmt.Sprintf("[stopped: scanned the %d-byte limit]", MaxSearchScan)
+			return fs.SkipAll
+		case wsStopMatches:
+			limited = fmt.Sprintf("[stopped: %d matches]", MaxSearchMatches)
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if walkErr != nil {
+		return nil, fmt.Errorf("%s: %w", tool, walkErr)
+	}
+	var b strings.Builder
+	for _, m := range matches {
+		fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+	}
+	if limited != "" {
+		b.WriteString(limited + "\n")
+	}
+	if len(matches) == 0 && limited == "" {
+		b.WriteString("no matches\n")
+	}
+	structured, _ := json.Marshal(struct {
+		Matches   []wsSearchMatch `json:"matches"`
+		Truncated bool            `json:"truncated,omitempty"`
+	}{append([]wsSearchMatch{}, matches...), limited != ""})
+	return &ToolResult{Content: b.String(), Structured: structured}, nil
+}
+
+type wsStop int
+
+const (
+	wsStopNone wsStop = iota
+	wsStopScan
+	wsStopMatches
+)
+
+// searchWorkspaceFile appends the lines of file p that match re to out, reading at
+// most budget bytes and appending at most room matches. It returns the
+// bytes read and whether a limit stopped it. A file that looks binary (a
+// NUL byte in its first 512 bytes) is skipped, and a file that cannot be
+// opened (a symlink leading outside the workspace) is ignored.
+func searchWorkspaceFile(fsys fs.FS, p string, re *regexp.Regexp, budget int64, room int, out *[]wsSearchMatch) (int64, wsStop) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return 0, wsStopNone
+	}
+	defer f.Close()
+	cr := &wsCountReader{r: io.LimitReader(f, budget+1)}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	if head, _ := br.Peek(512); bytes.IndexByte(head, 0) >= 0 {
+		return cr.n, wsStopNone
+	}
+	for line := 1; ; line++ {
+		text, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) { // a very long line: match its first 64 KiB
+			_, err = br.ReadSlice('\n')
+		}
+		if cr.n > budget {
+			return budget, wsStopScan
+		}
+		text = bytes.TrimRight(text, "\r\n")
+		if len(text) > 0 && re.Match(text) {
+			if room == 0 {
+				return cr.n, wsStopMatches
+			}
+			if len(text) > maxMatchLine {
+				text = append(text[:maxMatchLine:maxMatchLine], "…"...)
+			}
+			*out = append(*out, wsSearchMatch{Path: p, Line: line, Text: string(text)})
+			room--
+		}
+		if err != nil {
+			return cr.n, wsStopNone
+		}
+	}
+}
+
+// wsCountReader counts the bytes read through it.
+type wsCountReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *wsCountReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

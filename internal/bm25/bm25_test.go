@@ -1,0 +1,100 @@
+package bm25
+
+import (
+	"math"
+	"testing"
+
+	"cmp"
+
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+func TestTokenize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"workspace_read", []string{"workspace", "read"}},
+		{"mcp__github__create_issues", []string{"mcp", "github", "create", "issue"}},
+		{"Use this when the user asks for a PDF.", []string{"user", "ask", "pdf"}},
+		{"process class", []string{"process", "class"}},
+		{"donne\u0301es", []string{"donnée"}},
+		{"  ...  ", nil},
+	}
+	for _, tt := range tests {
+		if diff := gocmp.Diff(tt.want, Tokenize(tt.in, nil)); diff != "" {
+			t.Errorf("Tokenize(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestScores(t *testing.T) {
+	ix := New([]float64{3, 1}, []Doc{
+		{{"pdf-extract"}, {"Extract text from PDF files."}},
+		{{"csv-stats"}, {"Summarise a CSV file; not a pdf tool."}},
+		{{"git-log"}, {"Show history."}},
+		{}, // no fields at all
+	})
+	if ix.Len() != 4 {
+		t.Fatalf("Len = %d, want 4", ix.Len())
+	}
+	s := ix.Scores("PDFs")
+	if !(s[0] > s[1] && s[1] > 0 && s[2] == 0 && s[3] == 0) {
+		t.Errorf("Scores(PDFs) = %v, want name match > description match > 0 = 0", s)
+	}
+	if a, b := ix.Scores("pdf csv"), ix.Scores("csv pdf pdf"); !gocmp.Equal(a, b) {
+		t.Errorf("word order or repetition changed scores: %v, %v", a, b)
+	}
+	for _, v := range ix.Scores("zzz") {
+		if v != 0 || math.IsNaN(v) {
+			t.Errorf("unknown word scored %v", v)
+		}
+	}
+	if got := Rank(ix.Scores("pdf"), nil, 0); !gocmp.Equal(got, []int{0, 1}) {
+		t.Errorf("Rank = %v, want [0 1]", got)
+	}
+}
+
+func TestEmptyIndex(t *testing.T) {
+	ix := New([]float64{1}, nil)
+	if got := ix.Scores("anything"); len(got) != 0 {
+		t.Errorf("Scores on empty index = %v", got)
+	}
+}
+
+func TestRegexpScores(t *testing.T) {
+	ix := New([]float64{3, 1}, []Doc{
+		{{"pdf-extract"}, {"Extract text."}},
+		{{"csv-stats"}, {"Not a PDF tool."}},
+		{{"Pdf"}, {"pdf"}},
+	})
+	re, err := CompileRegexp("pdf", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := gocmp.Diff([]float64{3, 1, 4}, ix.RegexpScores(re)); diff != "" {
+		t.Errorf("RegexpScores mismatch (-want +got):\n%s", diff)
+	}
+	re, _ = CompileRegexp("(?-i)Pdf", 100)
+	if diff := gocmp.Diff([]float64{0, 0, 3}, ix.RegexpScores(re)); diff != "" {
+		t.Errorf("case-sensitive RegexpScores mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := CompileRegexp("(bad", 100); err == nil {
+		t.Error("CompileRegexp((bad) succeeded")
+	}
+	if _, err := CompileRegexp("aaaa", 3); err == nil {
+		t.Error("CompileRegexp over maxLen succeeded")
+	}
+}
+
+func TestRank(t *testing.T) {
+	scores := []float64{1, 0, 2, 1, 1}
+	names := []string{"b", "x", "c", "a", "b"}
+	tie := func(i, j int) int { return cmp.Compare(names[i], names[j]) }
+	if diff := gocmp.Diff([]int{2, 3, 0, 4}, Rank(scores, tie, -1)); diff != "" {
+		t.Errorf("Rank mismatch (-want +got):\n%s", diff)
+	}
+	if diff := gocmp.Diff([]int{2, 3}, Rank(scores, tie, 2)); diff != "" {
+		t.Errorf("Rank limit 2 mismatch (-want +got):\n%s", diff)
+	}
+}
