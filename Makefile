@@ -30,6 +30,7 @@ check: ## gofmt, vet, golangci-lint, go mod tidy, deps test, cross-builds; fails
 	GOOS=darwin GOARCH=arm64 $(GO) build ./...
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) build ./examples/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./guest/...
 	git diff --exit-code -- go.mod go.sum
 
 .PHONY: bench
@@ -42,6 +43,8 @@ fuzz: ## Run each fuzz target for FUZZTIME (new crashers land in testdata/fuzz).
 	$(GO) test ./skills -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./capabilities -run '^$$' -fuzz '^FuzzParsePath$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./capabilities -run '^$$' -fuzz '^FuzzParseHostPattern$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/abi -run '^$$' -fuzz '^FuzzDecodeResponse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./host -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime $(FUZZTIME)
 
 .PHONY: clean
 clean: ## Remove build output.

@@ -13,10 +13,12 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/skillrun/skillrun/internal/abi"
 )
 
-// wasiModule is the only import module a guest may use for now. The
-// skillrun host ABI will be the second.
+// wasiModule and abi.Module (skillrun's host functions, ABI.md) are the
+// import modules a guest may use.
 const wasiModule = "wasi_snapshot_preview1"
 
 // A CompiledModule is a validated, compiled WebAssembly module, ready to
@@ -40,9 +42,10 @@ type CompiledModule struct {
 // before, by this or an earlier process, is loaded instead of compiled.
 //
 // Compile checks what the module imports: only functions of WASI preview 1
-// (wasi_snapshot_preview1) are provided, with their standard signatures, so
-// any other import (a function, memory, table or global) is an error that
-// names it, as "env.evil". The module must be a WASI command: it exports
+// (wasi_snapshot_preview1) and skillrun's host functions (module
+// "skillrun", see ABI.md and [RunConfig.Host]) are provided, with their
+// documented signatures, so any other import (a function, memory, table
+// or global) is an error that names it, as "env.evil". The module must be a WASI command: it exports
 // _start. Bytes that are not a valid Wasm module are an error that says so.
 //
 // The compiler works on GOMAXPROCS functions at a time.
@@ -87,6 +90,11 @@ func (r *Runtime) checkModule(wasm []byte, cm wazero.CompiledModule) error {
 	var problems []error
 	for _, imp := range imports {
 		switch {
+		case imp.module == abi.Module && imp.kind != "function":
+			problems = append(problems, fmt.Errorf("the module imports %s %s.%s; %s provides functions only",
+				imp.kind, imp.module, imp.name, abi.Module))
+		case imp.module == abi.Module:
+			// checked below
 		case imp.module != wasiModule:
 			problems = append(problems, fmt.Errorf("the module imports %s %s.%s, which skillrun does not provide; only functions of %s (WASI preview 1) are available",
 				imp.kind, imp.module, imp.name, wasiModule))
@@ -97,6 +105,12 @@ func (r *Runtime) checkModule(wasm []byte, cm wazero.CompiledModule) error {
 	}
 	for _, fn := range cm.ImportedFunctions() {
 		mod, name, _ := fn.Import()
+		if mod == abi.Module {
+			if err := r.checkHostImport(fn); err != nil {
+				problems = append(problems, err)
+			}
+			continue
+		}
 		if mod != wasiModule {
 			continue // reported above
 		}

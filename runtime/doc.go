@@ -19,7 +19,7 @@
 //	defer r.Close(ctx)
 //
 // Compile a script's module once. Compile validates it, checks that it
-// imports nothing but WASI preview 1 and exports _start, and compiles it to
+// imports nothing but WASI preview 1 and skillrun's host functions and exports _start, and compiles it to
 // machine code — seconds for a Go program the first time, milliseconds
 // when the disk cache already has it:
 //
@@ -59,7 +59,10 @@
 // Deny by default: with a zero RunConfig a module has no files, no
 // environment variables (nothing is inherited from the host), empty stdin,
 // discarded output, and no network (WASI preview 1 has none, and no other
-// imports are provided).
+// imports are provided). A module may also import skillrun's host
+// functions (module "skillrun", ABI.md): tools, skills, MCP, HTTP fetch,
+// each checked against the run's grant by the [HostDispatcher] of
+// [RunConfig.Host]; without one every such call fails with "unavailable".
 //
 //   - Files: only [RunConfig.Mounts]. Every mount is served through an
 //     [os.Root], so "..", absolute paths and symbolic links cannot leave

@@ -99,6 +99,13 @@ type RunConfig struct {
 	// the timeout interrupts) and crypto/rand.
 	Deterministic bool
 
+	// Host serves the module's calls to skillrun's host functions (the
+	// "skillrun" import module, ABI.md), usually a *host.Env built for
+	// this run. nil answers every such call with the error code
+	// "unavailable". Host must not be shared by runs that should not see
+	// each other's output.
+	Host HostDispatcher
+
 	// Audit, if not nil, is called for every mount (kind "mount", value the
 	// guest path, reason "read-only" or "read-write" when allowed) and
 	// every file open or change in a mount: kind "fs." and the operation
@@ -187,6 +194,7 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, c.Timeout, errTimeoutCause)
 	defer cancelTimeout()
 
+	runCtx = withHostCall(runCtx, c.Host)
 	mem := &memoryLimit{limit: c.Memory}
 	out := &outputLimit{limit: c.Output, cancel: cancel}
 	modCfg, closeMounts, err := moduleConfig(runCtx, &c, out)

@@ -60,11 +60,13 @@ type Options struct {
 // compile and run modules at the same time. Close it when done; that
 // releases the compiled code of every module it compiled.
 type Runtime struct {
-	wr     wazero.Runtime
-	cache  wazero.CompilationCache // nil without a disk cache
-	log    *slog.Logger
-	wasi   map[string]api.FunctionDefinition // wasi_snapshot_preview1 exports
-	closed atomic.Bool
+	wr    wazero.Runtime
+	cache wazero.CompilationCache // nil without a disk cache
+	log   *slog.Logger
+	wasi  map[string]api.FunctionDefinition // wasi_snapshot_preview1 exports
+	// hostFuncs are the exports of the skillrun host module.
+	hostFuncs map[string]api.FunctionDefinition
+	closed    atomic.Bool
 
 	// scripts memoizes RunScript's compiled modules by content hash.
 	scriptsMu sync.Mutex
@@ -123,6 +125,10 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
 	}
 	r.wasi = wasi.(api.Module).ExportedFunctionDefinitions()
+	if err := r.instantiateHostModule(ctx); err != nil {
+		_ = r.Close(ctx)
+		return nil, err
+	}
 	return r, nil
 }
 
