@@ -71,6 +71,8 @@ type Runtime struct {
 	// scripts memoizes RunScript's compiled modules by content hash.
 	scriptsMu sync.Mutex
 	scripts   map[[32]byte]*CompiledModule
+
+	plugins pluginCache // CallPlugin's compiled Extism plugins (extism.go)
 }
 
 // New returns a Runtime configured by o (nil means defaults).
@@ -152,6 +154,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 	if r.closed.Swap(true) {
 		return nil
 	}
+	r.plugins.closeAll(ctx)
 	err := r.wr.Close(ctx)
 	if r.cache != nil {
 		err = errors.Join(err, r.cache.Close(ctx))

@@ -156,7 +156,7 @@ func runBuild(cmd *cobra.Command, args []string, asJSON bool) error {
 				r := buildResult{Path: p, Skill: s.Name, Script: name, Lang: sc.Build.Lang, Output: scriptOutput(sc)}
 				id := s.Name + ":" + name
 				fmt.Fprintf(stderr, "building %s (%s, %s)\n", id, sc.Build.Lang, sc.Build.Dir)
-				err := build.Script(ctx, dir, id, build.Target{Lang: sc.Build.Lang, Dir: sc.Build.Dir, Output: r.Output}, opts)
+				err := build.Script(ctx, dir, id, build.Target{Lang: sc.Build.Lang, Dir: sc.Build.Dir, Output: r.Output, Plugin: sc.Kind == skills.KindExtism}, opts)
 				if err != nil {
 					r.Error = err.Error()
 					results = append(results, r)

@@ -92,6 +92,9 @@ type Target struct {
 	// Output is the module or plugin path, slash-separated and relative
 	// to the skill folder.
 	Output string
+	// Plugin builds an Extism plugin (a reactor with exports, Go's
+	// -buildmode=c-shared) instead of a WASI command.
+	Plugin bool
 }
 
 // Script builds one script of the skill in skillDir: it compiles the
@@ -182,7 +185,7 @@ func (b *builder) build(skillDir string, t Target) error {
 
 	switch t.Lang {
 	case "go":
-		err = b.goBuild(srcDir, out)
+		err = b.goBuild(srcDir, out, t.Plugin)
 	case "c":
 		err = b.cBuild(srcDir, t.Dir, out)
 	case "rust":
@@ -261,13 +264,19 @@ func missing(format string, args ...any) error {
 
 // goBuild runs `go build` for GOOS=wasip1 in srcDir. The sources may be
 // their own module or a package of an enclosing one.
-func (b *builder) goBuild(srcDir, out string) error {
+func (b *builder) goBuild(srcDir, out string, plugin bool) error {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return missing("building Go needs the go command, which is not in PATH; install %s", debianGo)
 	}
 	env := append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	output, err := b.run("go build", srcDir, env, goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+	args := []string{"build", "-trimpath", "-ldflags=-s -w"}
+	if plugin {
+		// A plain build makes a command whose exports trap with
+		// runtime.notInitialized; a plugin must be a library.
+		args = append(args, "-buildmode=c-shared")
+	}
+	output, err := b.run("go build", srcDir, env, goCmd, append(args, "-o", out, ".")...)
 	if err != nil && strings.Contains(output, "unsupported GOOS/GOARCH pair wasip1/wasm") {
 		return missing("building Go for GOOS=wasip1 needs Go 1.21 or later; install %s", debianGo)
 	}

@@ -156,21 +156,21 @@ func TestConfined(t *testing.T) {
 		target Target
 		want   string
 	}{
-		{"dir dotdot", Target{"go", "../outside", "scripts/x.wasm"}, `build.dir "../outside" leads outside`},
-		{"dir absolute", Target{"go", outside, "scripts/x.wasm"}, "is absolute"},
-		{"dir unclean", Target{"go", "src/../src", "scripts/x.wasm"}, "not a clean path"},
-		{"dir symlink", Target{"go", "escape", "scripts/x.wasm"}, "leads outside the skill folder"},
-		{"dir missing", Target{"go", "nowhere", "scripts/x.wasm"}, `build.dir "nowhere" does not exist`},
-		{"dir is file", Target{"go", "src/main.go", "scripts/x.wasm"}, "is not a folder"},
-		{"output dotdot", Target{"go", "src", "../outside/x.wasm"}, "leads outside"},
-		{"output absolute", Target{"go", "src", "/tmp/x.wasm"}, "is absolute"},
-		{"output skill folder", Target{"go", "src", "."}, "names the skill folder"},
-		{"output symlink", Target{"go", "src", "escape/x.wasm"}, "leads outside the skill folder"},
-		{"output symlink deeper", Target{"go", "src", "escape/sub/x.wasm"}, "leads outside the skill folder"},
-		{"output under file", Target{"go", "src", "src/main.go/x.wasm"}, "is not a folder"},
-		{"output is folder", Target{"go", "src", "src"}, "is a folder"},
-		{"lang", Target{"cobol", "src", "scripts/x.wasm"}, `build.lang "cobol" is not supported; use one of go, c, rust`},
-		{"lang empty", Target{"", "src", "scripts/x.wasm"}, "is not supported"},
+		{"dir dotdot", Target{Lang: "go", Dir: "../outside", Output: "scripts/x.wasm"}, `build.dir "../outside" leads outside`},
+		{"dir absolute", Target{Lang: "go", Dir: outside, Output: "scripts/x.wasm"}, "is absolute"},
+		{"dir unclean", Target{Lang: "go", Dir: "src/../src", Output: "scripts/x.wasm"}, "not a clean path"},
+		{"dir symlink", Target{Lang: "go", Dir: "escape", Output: "scripts/x.wasm"}, "leads outside the skill folder"},
+		{"dir missing", Target{Lang: "go", Dir: "nowhere", Output: "scripts/x.wasm"}, `build.dir "nowhere" does not exist`},
+		{"dir is file", Target{Lang: "go", Dir: "src/main.go", Output: "scripts/x.wasm"}, "is not a folder"},
+		{"output dotdot", Target{Lang: "go", Dir: "src", Output: "../outside/x.wasm"}, "leads outside"},
+		{"output absolute", Target{Lang: "go", Dir: "src", Output: "/tmp/x.wasm"}, "is absolute"},
+		{"output skill folder", Target{Lang: "go", Dir: "src", Output: "."}, "names the skill folder"},
+		{"output symlink", Target{Lang: "go", Dir: "src", Output: "escape/x.wasm"}, "leads outside the skill folder"},
+		{"output symlink deeper", Target{Lang: "go", Dir: "src", Output: "escape/sub/x.wasm"}, "leads outside the skill folder"},
+		{"output under file", Target{Lang: "go", Dir: "src", Output: "src/main.go/x.wasm"}, "is not a folder"},
+		{"output is folder", Target{Lang: "go", Dir: "src", Output: "src"}, "is a folder"},
+		{"lang", Target{Lang: "cobol", Dir: "src", Output: "scripts/x.wasm"}, `build.lang "cobol" is not supported; use one of go, c, rust`},
+		{"lang empty", Target{Lang: "", Dir: "src", Output: "scripts/x.wasm"}, "is not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Script(t.Context(), dir, "s:x", tc.target, nil)

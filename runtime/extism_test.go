@@ -1,0 +1,338 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/abi"
+)
+
+// The Extism test plugin, testdata/guests/extplugin, is built with go-pdk
+// as a WASI reactor (-buildmode=c-shared); its wasiupper subdirectory is
+// the WASI command the benchmark compares it with.
+var (
+	extBuildsMu sync.Mutex
+	extBuilds   = map[string]*guestBuild{}
+)
+
+// extWasm builds testdata/guests/extplugin/<pkg> and returns the Wasm.
+func extWasm(tb testing.TB, pkg string, cshared bool) []byte {
+	tb.Helper()
+	extBuildsMu.Lock()
+	b := extBuilds[pkg]
+	if b == nil {
+		b = &guestBuild{}
+		extBuilds[pkg] = b
+	}
+	extBuildsMu.Unlock()
+	b.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			b.err = fmt.Errorf("building the Extism test plugin needs the go command: %w", err)
+			b.skip = os.Getenv("REQUIRE_TOOLCHAINS") == ""
+			return
+		}
+		out := filepath.Join(testDir, "ext-"+strings.ReplaceAll(pkg, "/", "-")+".wasm")
+		args := []string{"build", "-o", out}
+		if cshared {
+			args = append(args, "-buildmode=c-shared")
+		}
+		cmd := exec.Command(goTool, append(args, pkg)...)
+		cmd.Dir = filepath.Join("testdata", "guests", "extplugin")
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local",
+			"CGO_ENABLED=0", "GOOS=wasip1", "GOARCH=wasm")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			// go-pdk comes from the module proxy; without it (offline, no
+			// module cache) the plugin cannot be built.
+			b.err = fmt.Errorf("%s: %w\n%s", cmd, err, msg)
+			b.skip = os.Getenv("REQUIRE_TOOLCHAINS") == "" && bytes.Contains(msg, []byte("go-pdk"))
+			return
+		}
+		b.path = out
+	})
+	if b.skip {
+		tb.Skip(b.err)
+	}
+	if b.err != nil {
+		tb.Fatal(b.err)
+	}
+	wasm, err := os.ReadFile(b.path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return wasm
+}
+
+func extPlugin(tb testing.TB) []byte { return extWasm(tb, ".", true) }
+
+func newExtRuntime(tb testing.TB) *Runtime {
+	tb.Helper()
+	ctx := context.Background()
+	r, err := New(ctx, &Options{CacheDir: filepath.Join(testDir, "cache-interpreter=false")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = r.Close(ctx) })
+	return r
+}
+
+// fakeHost records the host function calls of a plugin and answers each
+// with {"ok":true,"result":{"fn":FN}}.
+type fakeHost struct {
+	mu    sync.Mutex
+	calls []string // "fn request"
+}
+
+func (f *fakeHost) Dispatch(_ context.Context, fn string, req []byte) []byte {
+	f.mu.Lock()
+	f.calls = append(f.calls, fn+" "+string(req))
+	f.mu.Unlock()
+	return abi.EncodeResult(map[string]string{"fn": fn})
+}
+
+func TestCallPlugin(t *testing.T) {
+	wasm := extPlugin(t)
+	r := newExtRuntime(t)
+	ctx := context.Background()
+
+	t.Run("upper", func(t *testing.T) {
+		out, res, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:upper", Export: "upper", Input: []byte("hello, extism")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != "HELLO, EXTISM" || res.ExitCode != 0 || res.OutputBytes != 13 {
+			t.Errorf("got %q, %+v", out, res)
+		}
+	})
+
+	t.Run("default export", func(t *testing.T) {
+		_, _, err := r.CallPlugin(ctx, wasm, nil)
+		if err == nil || !strings.Contains(err.Error(), `exports no function "run"`) {
+			t.Errorf("got %v, want no function run", err)
+		}
+	})
+
+	t.Run("host functions", func(t *testing.T) {
+		host := &fakeHost{}
+		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "log", Input: []byte(`{"level":"info","msg":"hi"}`), Host: host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"ok":true,"result":{"fn":"log"}}`; string(out) != want {
+			t.Errorf("response %s, want %s", out, want)
+		}
+		out, _, err = r.CallPlugin(ctx, wasm, &PluginCall{Export: "tool", Input: []byte(`{"name":"t"}`), Host: host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), `"fn":"tool_call"`) {
+			t.Errorf("response %s", out)
+		}
+		want := []string{`log {"level":"info","msg":"hi"}`, `tool_call {"name":"t"}`}
+		if fmt.Sprint(host.calls) != fmt.Sprint(want) {
+			t.Errorf("calls %q, want %q", host.calls, want)
+		}
+	})
+
+	t.Run("no host", func(t *testing.T) {
+		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "log", Input: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), `"code":"unavailable"`) {
+			t.Errorf("response %s, want unavailable", out)
+		}
+	})
+
+	t.Run("plugin error", func(t *testing.T) {
+		_, res, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:fail", Export: "fail", Input: []byte("x")})
+		pe, ok := errors.AsType[*PluginError](err)
+		if !ok {
+			t.Fatalf("got %v, want a *PluginError", err)
+		}
+		if pe.Code != 1 || pe.Message != "bad input: x" || res.ExitCode != 1 {
+			t.Errorf("got %+v, result %+v", pe, res)
+		}
+		if want := "ext:fail: fail returned 1: bad input: x"; err.Error() != want {
+			t.Errorf("message %q, want %q", err, want)
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		start := time.Now()
+		_, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:loop", Export: "loop", Timeout: 200 * time.Millisecond})
+		if !errors.Is(err, ErrTimeout) {
+			t.Fatalf("got %v, want ErrTimeout", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v", d)
+		}
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		_, _, err := r.CallPlugin(cctx, wasm, &PluginCall{Export: "loop"})
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
+			t.Fatalf("got %v, want the ctx's error", err)
+		}
+	})
+
+	t.Run("memory bomb", func(t *testing.T) {
+		_, res, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:bomb", Export: "bomb", Memory: 32 << 20})
+		if !errors.Is(err, ErrMemoryLimit) {
+			t.Fatalf("got %v, want ErrMemoryLimit", err)
+		}
+		if res.PeakMemory > 32<<20 {
+			t.Errorf("peak memory %d over the limit", res.PeakMemory)
+		}
+	})
+
+	t.Run("output limit", func(t *testing.T) {
+		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "big", Input: []byte("5000"), Output: 4096})
+		if !errors.Is(err, ErrOutputLimit) || len(out) != 4096 {
+			t.Fatalf("got %d bytes, %v; want 4096 and ErrOutputLimit", len(out), err)
+		}
+	})
+
+	t.Run("not a plugin", func(t *testing.T) {
+		_, res, err := r.CallPlugin(ctx, []byte("nope"), nil)
+		if err == nil || res != nil {
+			t.Fatalf("got %v, %v; want a compile error", res, err)
+		}
+	})
+
+	t.Run("still usable", func(t *testing.T) {
+		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "upper", Input: []byte("ok")})
+		if err != nil || string(out) != "OK" {
+			t.Fatalf("got %q, %v", out, err)
+		}
+	})
+}
+
+// TestCallPluginHTTP checks Extism's http_request against the net grant.
+// Extism's client has no private-address protection of its own, so the
+// loopback server is reachable exactly when a pattern grants 127.0.0.1.
+func TestCallPluginHTTP(t *testing.T) {
+	wasm := extPlugin(t)
+	r := newExtRuntime(t)
+	ctx := context.Background()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("pong"))
+	}))
+	defer srv.Close()
+
+	pattern := func(s string) capabilities.HostPattern {
+		p, err := capabilities.ParseHostPattern(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	type event struct{ kind, value, decision string }
+	tests := []struct {
+		name    string
+		net     []capabilities.HostPattern
+		allowed bool
+	}{
+		{"granted", []capabilities.HostPattern{pattern("127.0.0.1")}, true},
+		{"any host", []capabilities.HostPattern{pattern("*")}, true},
+		{"not granted", nil, false},
+		{"other host", []capabilities.HostPattern{pattern("*.example.org")}, false},
+		{"with a port", []capabilities.HostPattern{pattern(strings.TrimPrefix(srv.URL, "http://"))}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var events []event
+			out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{
+				Export: "fetch",
+				Input:  []byte(srv.URL + "/ping"),
+				Net:    tt.net,
+				Audit: func(kind, value, decision, _ string) {
+					events = append(events, event{kind, value, decision})
+				},
+			})
+			if tt.allowed {
+				if err != nil || string(out) != "pong" {
+					t.Fatalf("got %q, %v; want pong", out, err)
+				}
+				return
+			}
+			denied, ok := errors.AsType[*capabilities.DeniedError](err)
+			if !ok || denied.Kind != "net" || denied.Value != strings.TrimPrefix(srv.URL, "http://") {
+				t.Fatalf("got %v, want a net denial of %s", err, srv.URL)
+			}
+			if last := events[len(events)-1]; last != (event{"net", denied.Value, "deny"}) {
+				t.Errorf("last audit event %v", last)
+			}
+		})
+	}
+}
+
+// TestCallPluginConcurrent calls one plugin from many goroutines.
+func TestCallPluginConcurrent(t *testing.T) {
+	wasm := extPlugin(t)
+	r := newExtRuntime(t)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			in := fmt.Sprintf("call %d", i)
+			out, _, err := r.CallPlugin(context.Background(), wasm, &PluginCall{Export: "upper", Input: []byte(in)})
+			if err != nil || string(out) != strings.ToUpper(in) {
+				t.Errorf("got %q, %v", out, err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkExtismCall upper-cases 1 KiB through an Extism call of
+// extplugin's "upper" and through a run of the WASI command wasiupper, both
+// compiled once; ext/wasi is the Extism call's time over the WASI run's.
+func BenchmarkExtismCall(b *testing.B) {
+	plugin, command := extPlugin(b), extWasm(b, "./wasiupper", false)
+	r := newExtRuntime(b)
+	ctx := context.Background()
+	input := bytes.Repeat([]byte("skillrun "), 1024/9+1)[:1024]
+	want := bytes.ToUpper(input)
+	m, err := r.Compile(ctx, command)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if out, _, err := r.CallPlugin(ctx, plugin, &PluginCall{Export: "upper", Input: input}); err != nil || !bytes.Equal(out, want) {
+		b.Fatalf("got %q, %v", out, err)
+	}
+
+	var wasi time.Duration
+	b.Run("wasi", func(b *testing.B) {
+		for b.Loop() {
+			var out bytes.Buffer
+			if _, err := m.Run(ctx, &RunConfig{Stdin: bytes.NewReader(input), Stdout: &out}); err != nil || !bytes.Equal(out.Bytes(), want) {
+				b.Fatalf("got %q, %v", out.Bytes(), err)
+			}
+		}
+		wasi = b.Elapsed() / time.Duration(b.N)
+	})
+	b.Run("extism", func(b *testing.B) {
+		for b.Loop() {
+			if out, _, err := r.CallPlugin(ctx, plugin, &PluginCall{Export: "upper", Input: input}); err != nil || !bytes.Equal(out, want) {
+				b.Fatalf("got %q, %v", out, err)
+			}
+		}
+		if wasi > 0 {
+			b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(wasi), "ext/wasi")
+		}
+	})
+}
