@@ -3,14 +3,18 @@ package runtime
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/abi"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -37,6 +41,34 @@ type ScriptRun struct {
 	Granted capabilities.Set
 	// Auditor receives every capability use and denial (nil: none).
 	Auditor capabilities.Auditor
+
+	// The rest feeds the skillrun host functions (ABI.md) the script may
+	// call; each is checked against the effective grant.
+
+	// Input is what the input host function returns: a JSON value (other
+	// bytes reach the guest as a JSON string); nil means null.
+	Input []byte
+	// Output receives the bytes the script writes with the output host
+	// function; nil means Stdout. They count against the output limit
+	// separately from stdout and stderr.
+	Output io.Writer
+	// Logger receives the script's log lines (nil: dropped).
+	Logger *slog.Logger
+	// Tools serves tool_call (nil: "unavailable").
+	Tools host.ToolCaller
+	// Skills serves skills_search, skill_activate and skill_run (nil:
+	// "unavailable"). skill_read of the script's own skill needs no index.
+	Skills host.SkillIndex
+	// MCP serves mcp_call (nil: "unavailable").
+	MCP host.MCPCaller
+	// Fetch serves http_fetch. Nil means a [host.Fetcher] over the
+	// effective grant, so the net hosts granted are reachable and no
+	// other.
+	Fetch host.FetchFunc
+	// Depth is the nesting depth of the run: 0 for a run the user or an
+	// agent started, the depth given to [host.SkillIndex.RunScript] for a
+	// run started by another script's skill_run.
+	Depth int
 }
 
 // Declared returns a script of s and what it declares: the skill-level
@@ -72,8 +104,9 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 		return nil, err
 	}
 	label := s.Name + ":" + script
-	if sc.Kind != skills.KindWASI {
-		return nil, fmt.Errorf("%w: %s: scripts of kind %q cannot run yet; this skillrun runs kind %q (module = ...)", ErrNotRunnable, label, sc.Kind, skills.KindWASI)
+	if sc.Kind != skills.KindWASI && sc.Kind != skills.KindExtism {
+		return nil, fmt.Errorf("%w: %s: scripts of kind %q cannot run yet; this skillrun runs kinds %q (module = ...) and %q (plugin = ...)",
+			ErrNotRunnable, label, sc.Kind, skills.KindWASI, skills.KindExtism)
 	}
 	skillDir := filepath.Dir(s.Location)
 	if fi, err := os.Stat(skillDir); err != nil || !fi.IsDir() {
@@ -84,13 +117,20 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
-	wasm, err := readModule(skillDir, sc.Module)
+	file := sc.Module
+	if sc.Kind == skills.KindExtism {
+		file = sc.Plugin
+	}
+	wasm, err := readModule(skillDir, file)
 	if err != nil {
 		hint := ""
 		if sc.Build != nil {
 			hint = "; build it with `skillrun build`"
 		}
-		return nil, fmt.Errorf("%w: %s: module %s: %w%s", ErrNotRunnable, label, sc.Module, err, hint)
+		return nil, fmt.Errorf("%w: %s: module %s: %w%s", ErrNotRunnable, label, file, err, hint)
+	}
+	if sc.Kind == skills.KindExtism {
+		return r.runPluginScript(ctx, s, script, sc, wasm, eff, sr)
 	}
 	m, err := r.compileScript(ctx, wasm)
 	if err != nil {
@@ -107,6 +147,7 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 	}
 	audit("run", label, "allow", "effective: "+capabilities.Describe(eff))
 	return m.Run(ctx, &RunConfig{
+		Host:    scriptHostEnv(s, script, eff, auditor, sr),
 		Name:    label,
 		Args:    append(append([]string{}, sc.Args...), sr.Args...),
 		Env:     envFor(eff),
@@ -121,6 +162,101 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 
 		Deterministic: sc.Deterministic,
 	})
+}
+
+// scriptHostEnv builds the host functions' view of one script run.
+func scriptHostEnv(s *skills.Skill, script string, eff capabilities.Set, auditor capabilities.Auditor, sr *ScriptRun) *host.Env {
+	out := sr.Output
+	if out == nil {
+		out = sr.Stdout
+	}
+	fetch := sr.Fetch
+	if fetch == nil {
+		fetch = fetchFunc(host.NewFetcher(eff, &host.FetchOptions{Auditor: auditor, Skill: s.Name, Script: script}))
+	}
+	return &host.Env{
+		Skill:       s.Name,
+		Script:      script,
+		Granted:     eff,
+		Input:       sr.Input,
+		Output:      out,
+		OutputLimit: int64(eff.Output),
+		Logger:      sr.Logger,
+		Auditor:     auditor,
+		Tools:       sr.Tools,
+		Skills:      &selfIndex{self: s, SkillIndex: sr.Skills},
+		MCP:         sr.MCP,
+		Fetch:       fetch,
+		Depth:       sr.Depth,
+	}
+}
+
+// fetchFunc adapts a Fetcher to the JSON form of [host.FetchFunc].
+func fetchFunc(f *host.Fetcher) host.FetchFunc {
+	return func(ctx context.Context, req json.RawMessage) (json.RawMessage, error) {
+		var r host.FetchRequest
+		if err := json.Unmarshal(req, &r); err != nil {
+			return nil, abi.Errorf(abi.CodeInvalid, "http_fetch: malformed request: %v", err)
+		}
+		resp, err := f.Fetch(ctx, &r)
+		if err != nil {
+			if errors.Is(err, host.ErrInvalidFetch) {
+				return nil, abi.Errorf(abi.CodeInvalid, "http_fetch: %v", err)
+			}
+			return nil, err
+		}
+		return json.Marshal(resp)
+	}
+}
+
+// selfIndex serves skill_read of the running skill from the skill itself,
+// so a script reads its own files whatever index (if any) the run has,
+// and passes everything else to the index.
+type selfIndex struct {
+	self *skills.Skill
+	host.SkillIndex
+}
+
+func (x *selfIndex) index(fn string) (host.SkillIndex, error) {
+	if x.SkillIndex == nil {
+		return nil, abi.Errorf(abi.CodeUnavailable, "%s: this host provides no skills catalog to guests", fn)
+	}
+	return x.SkillIndex, nil
+}
+
+func (x *selfIndex) Search(query string, limit int) ([]host.SkillInfo, error) {
+	ix, err := x.index(abi.FuncSkillsSearch)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Search(query, limit)
+}
+
+func (x *selfIndex) Activate(name string) (string, []string, error) {
+	ix, err := x.index(abi.FuncSkillActivate)
+	if err != nil {
+		return "", nil, err
+	}
+	return ix.Activate(name)
+}
+
+func (x *selfIndex) ReadResource(skill, p string) ([]byte, error) {
+	if skill == x.self.Name {
+		return x.self.ReadResource(p)
+	}
+	ix, err := x.index(abi.FuncSkillRead)
+	if err != nil {
+		return nil, err
+	}
+	return ix.ReadResource(skill, p)
+}
+
+func (x *selfIndex) RunScript(ctx context.Context, skill, script string, input json.RawMessage, depth int) (*host.ToolResult, error) {
+	ix, err := x.index(abi.FuncSkillRun)
+	if err != nil {
+		return nil, err
+	}
+	return ix.RunScript(ctx, skill, script, input, depth)
 }
 
 // compileScript compiles wasm once per Runtime, keyed by its SHA-256.
@@ -230,3 +366,57 @@ func readModule(skillDir, module string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// runPluginScript runs an Extism plugin script: its input is ScriptRun.Input
+// (or, when that is nil, all of stdin, bounded by the output limit's
+// order of magnitude: MaxPluginInput), its output goes to ScriptRun.Output
+// or Stdout. Plugins get no files (Extism's paths are not a jail) and the
+// network only as net grants allow.
+func (r *Runtime) runPluginScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
+	wasm []byte, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
+	label := s.Name + ":" + script
+	auditor := sr.Auditor
+	if auditor == nil {
+		auditor = capabilities.Discard
+	}
+	audit := func(kind, value, decision, reason string) {
+		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
+			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
+	}
+	input := sr.Input
+	if input == nil && sr.Stdin != nil {
+		data, err := io.ReadAll(io.LimitReader(sr.Stdin, MaxPluginInput+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading input: %w", label, err)
+		}
+		if len(data) > MaxPluginInput {
+			return nil, fmt.Errorf("%w: %s: input is over the %d MiB limit", ErrNotRunnable, label, MaxPluginInput>>20)
+		}
+		input = data
+	}
+	audit("run", label, "allow", "effective: "+capabilities.Describe(eff))
+	out, res, err := r.CallPlugin(ctx, wasm, &PluginCall{
+		Name:    label,
+		Export:  sc.Export,
+		Input:   input,
+		Memory:  uint64(eff.Memory),
+		Timeout: time.Duration(eff.Timeout),
+		Output:  uint64(eff.Output),
+		Net:     eff.Net,
+		Host:    scriptHostEnv(s, script, eff, auditor, sr),
+		Audit:   audit,
+	})
+	w := sr.Output
+	if w == nil {
+		w = sr.Stdout
+	}
+	if w != nil && len(out) > 0 {
+		if _, werr := w.Write(out); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return res, err
+}
+
+// MaxPluginInput bounds the input a plugin script reads from stdin.
+const MaxPluginInput = 16 << 20

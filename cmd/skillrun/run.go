@@ -3,14 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/runtime"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
@@ -57,6 +61,8 @@ type runFlags struct {
 	policy    string
 	audit     string
 	noPrompt  bool
+	skills    []string
+	input     string
 }
 
 func newRunCmd() *cobra.Command {
@@ -101,6 +107,8 @@ was not granted.`,
 	fl.StringVar(&f.policy, "policy", "", "operator policy `FILE` (TOML) granting capabilities per skill")
 	fl.StringVar(&f.audit, "audit", "", "append audit events (JSONL) to `FILE`")
 	fl.BoolVar(&f.noPrompt, "no-prompt", false, "never ask in a terminal; deny what is not granted")
+	fl.StringArrayVar(&f.skills, "skills", nil, "a skill `PATH` (or a folder of skills) the script may search, activate and run (repeatable; running needs --allow-skills, and a run gets what --policy grants that skill)")
+	fl.StringVar(&f.input, "input", "", "the `JSON` value the script reads with the input host function")
 	return cmd
 }
 
@@ -170,6 +178,18 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		auditor = capabilities.NewJSONLAuditor(af)
 	}
 
+	var input []byte
+	if f.input != "" {
+		if !json.Valid([]byte(f.input)) {
+			return usageErr("--input: not a JSON value: %s", f.input)
+		}
+		input = []byte(f.input)
+	}
+	catalog, err := loadSkills(stderr, f.skills)
+	if err != nil {
+		return err
+	}
+
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	rt, err := runtime.New(ctx, nil)
@@ -177,7 +197,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		return &exitError{code: exitSandbox, err: err}
 	}
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
-	res, err := rt.RunScript(ctx, s, scriptName, &runtime.ScriptRun{
+	sr := &runtime.ScriptRun{
 		Workspace: f.workspace,
 		Args:      scriptArgs,
 		Stdin:     cmd.InOrStdin(),
@@ -185,7 +205,16 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		Stderr:    stderr,
 		Granted:   granted,
 		Auditor:   auditor,
-	})
+		Input:     input,
+		Logger:    guestLogger(stderr),
+		Tools:     coreTools(f.workspace, capabilities.Effective(declared, granted)),
+	}
+	if len(catalog) > 0 {
+		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.policy))
+		ix.Workspace, ix.Auditor = f.workspace, auditor
+		sr.Skills = ix
+	}
+	res, err := rt.RunScript(ctx, s, scriptName, sr)
 	switch {
 	case errors.Is(err, runtime.ErrNotRunnable):
 		return usageErr("%v", err)
@@ -193,12 +222,86 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		return &exitError{code: exitDenied, err: fmt.Errorf("%s: %w", label, err)}
 	case errors.Is(err, runtime.ErrTimeout):
 		return &exitError{code: exitTimeout, err: fmt.Errorf("%w (raise it with --timeout, within what the skill declares)", err)}
+	case pluginFailed(err):
+		// A plugin's own failure is its answer, like a script's exit code.
+		pe, _ := errors.AsType[*runtime.PluginError](err)
+		code := int(pe.Code)
+		if code <= 0 || code > 255 || code == exitUsage || code >= exitTimeout {
+			code = 1
+		}
+		return &exitError{code: code, err: err}
 	case err != nil:
 		return &exitError{code: exitSandbox, err: err}
 	case res.ExitCode != 0:
 		return &exitError{code: int(res.ExitCode)}
 	}
 	return nil
+}
+
+// loadSkills loads the skills of the --skills paths.
+func loadSkills(stderr io.Writer, paths []string) ([]*skills.Skill, error) {
+	var list []*skills.Skill
+	for _, p := range paths {
+		found := skills.FindSkills(p)
+		if found.Err != nil {
+			return nil, usageErr("--skills %s: %v", p, found.Err)
+		}
+		for _, pr := range found.Problems {
+			fmt.Fprintln(stderr, pr.Error())
+		}
+		if len(found.Paths) == 0 {
+			return nil, usageErr("--skills %s: no skill there (no SKILL.md)", p)
+		}
+		for _, sp := range found.Paths {
+			s, err := skills.Load(sp, nil)
+			if err != nil {
+				return nil, usageErr("--skills %s: %v", sp, err)
+			}
+			list = append(list, s)
+		}
+	}
+	return list, nil
+}
+
+// policyGrants returns what the --policy file grants each skill run by
+// another script: nothing without a policy.
+func policyGrants(file string) func(string) capabilities.Set {
+	if file == "" {
+		return nil
+	}
+	p, err := capabilities.LoadPolicy(file)
+	if err != nil { // grantedSet loaded it already; a change since grants nothing
+		return nil
+	}
+	return p.For
+}
+
+// coreTools returns the core workspace tools under the script's effective
+// grant, for tool_call (nil if the workspace is not a folder).
+func coreTools(workspace string, eff capabilities.Set) host.ToolCaller {
+	tools, err := host.CoreTools(workspace, eff)
+	if err != nil {
+		return nil
+	}
+	reg := host.NewRegistry()
+	for _, t := range tools {
+		if err := reg.Add(t); err != nil {
+			return nil
+		}
+	}
+	return reg
+}
+
+// guestLogger writes the script's log lines to stderr, without a time.
+func guestLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
 }
 
 // grantedSet gathers what the operator grants: the policy file, then the
@@ -283,3 +386,8 @@ func isTerminal(v any) bool {
 }
 
 var _ pflag.Value = grantFlag{}
+
+func pluginFailed(err error) bool {
+	_, ok := errors.AsType[*runtime.PluginError](err)
+	return ok
+}

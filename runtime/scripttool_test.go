@@ -1,0 +1,97 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const modeSchema = `{"type":"object","properties":{"mode":{"type":"string"}},"required":["mode"],"additionalProperties":false}`
+
+// TestScriptTool: a skill script as a registry tool. The registry checks
+// the input against the script's schema before the script runs; the
+// result is the script's output, or an error result when it fails.
+func TestScriptTool(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := writeSkill(t, "me", `version = 1
+[scripts.hostcall]
+description = "Call every host function"
+module = "scripts/hostcall.wasm"
+input_schema = "schemas/in.json"
+[scripts.echo]
+module = "scripts/hostile.wasm"
+args = ["echo"]
+`, map[string][]byte{
+		"scripts/hostcall.wasm": guestWasm(t, "hostcall"),
+		"scripts/hostile.wasm":  guestWasm(t, "hostile"),
+		"schemas/in.json":       []byte(modeSchema),
+	})
+	reg := host.NewRegistry()
+	tool := ScriptTool(r, s, "hostcall", capabilities.Set{}, "")
+	require.NoError(t, reg.Add(tool))
+	require.NoError(t, reg.Add(ScriptTool(r, s, "echo", capabilities.Set{}, "")))
+
+	def := tool.Definition()
+	assert.Equal(t, "me__hostcall", def.Name)
+	assert.Equal(t, "Call every host function", def.Description)
+	assert.JSONEq(t, modeSchema, string(def.InputSchema))
+	assert.Equal(t, host.SourceSkill, def.Source)
+	assert.Equal(t, "me", def.Plugin)
+	echoDef, _ := reg.Lookup("me__echo")
+	assert.Equal(t, "The me skill, for tests.", echoDef.Definition().Description)
+	assert.Nil(t, echoDef.Definition().InputSchema)
+
+	ctx := context.Background()
+	res, err := reg.Call(ctx, "me__hostcall", json.RawMessage(`{"mode":"all"}`))
+	require.NoError(t, err)
+	assert.Equal(t, &host.ToolResult{Content: "hello from the guest"}, res)
+
+	// Bad input never reaches the script.
+	res, err = reg.Call(ctx, "me__hostcall", json.RawMessage(`{"mode":5}`))
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "tool me__hostcall: invalid input: at /mode:")
+
+	// A failing script is an error result with what it said.
+	res, err = reg.Call(ctx, "me__hostcall", json.RawMessage(`{"mode":"nope"}`))
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "me:hostcall exited with status 1")
+	assert.Contains(t, res.Content, "unknown mode nope")
+
+	// The input is also stdin; with no output, stdout is the content.
+	res, err = reg.Call(ctx, "me__echo", json.RawMessage(`{"a":1}`))
+	require.NoError(t, err)
+	assert.Equal(t, &host.ToolResult{Content: `{"a":1}`}, res)
+
+	// A cancelled call is a host failure.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = reg.Call(cctx, "me__hostcall", json.RawMessage(`{"mode":"all"}`))
+	assert.Error(t, err)
+}
+
+// TestScriptToolSandboxError: a sandbox failure (here a module that is
+// not there) is an error result naming it, not a host error.
+func TestScriptToolSandboxError(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := writeSkill(t, "gone", "version = 1\n[scripts.x]\nmodule = \"scripts/x.wasm\"\ninput_schema = \"schemas/missing.json\"\n",
+		map[string][]byte{"scripts/x.wasm": []byte("not wasm")})
+	tool := ScriptTool(r, s, "x", capabilities.Set{}, "")
+	res, err := tool.Call(context.Background(), json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "input schema cannot be read")
+
+	s = writeSkill(t, "bad", "version = 1\n[scripts.x]\nmodule = \"scripts/x.wasm\"\n",
+		map[string][]byte{"scripts/x.wasm": []byte("not wasm")})
+	res, err = ScriptTool(r, s, "x", capabilities.Set{}, "").Call(context.Background(), json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "bad:x failed:")
+}
