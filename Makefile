@@ -52,7 +52,7 @@ clean: ## Remove build output.
 
 .PHONY: examples
 examples: ## Build the example skills' Wasm modules
-	$(GO) run ./cmd/skillrun build examples/csv-stats examples/word-count examples/todo-report examples/fetch-title
+	$(GO) run ./cmd/skillrun build examples/csv-stats examples/word-count examples/todo-report examples/fetch-title examples/extism-upper examples/host-echo
 
 .PHONY: demo
 demo: ## Build the csv-stats example and run it, sandboxed, on examples/workspace/sales.csv.

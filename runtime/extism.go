@@ -228,7 +228,12 @@ func (r *Runtime) callPlugin(ctx context.Context, cp *extism.CompiledPlugin, pc 
 		r.log.Debug("plugin log", "name", pc.Name, "level", level.String(), "msg", msg)
 	})
 	p.Timeout = pc.Timeout
-	p.AllowedHosts = allowedHosts(pc.Net, audit)
+	// Extism's own http_request is never allowed: it uses
+	// http.DefaultClient, which follows redirects without re-checking
+	// them and reaches private and loopback addresses (cloud metadata
+	// included). A plugin reaches the network through skillrun's
+	// http_fetch host function instead, checked hop by hop against Net.
+	p.AllowedHosts = nil
 	p.AllowedPaths = nil
 	p.MaxHttpResponseBytes = pluginHTTPMax
 	p.MaxVarBytes = pluginVarMax
@@ -300,35 +305,6 @@ func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryL
 			"output limit %s reached (the plugin returned %s); output was cut there", size(pc.Output), size(uint64(len(out))))
 	}
 	return out, nil
-}
-
-// allowedHosts turns the net grant into Extism's AllowedHosts, which
-// Extism matches as globs against the URL's host name. Each pattern comes
-// from capabilities.ParseHostPattern, so it holds only host name or IP
-// address characters and compiles as a glob; anything else is left out,
-// which keeps Extism from panicking on it.
-func allowedHosts(net []capabilities.HostPattern, audit func(kind, value, decision, reason string)) []string {
-	var hosts []string
-	for _, p := range net {
-		var h string
-		switch {
-		case p.Port != 0:
-			audit("net", p.String(), "deny", "Extism plugins cannot be limited to a port; grant the host without one")
-			continue
-		case strings.ContainsAny(p.Host, `*?[]{}\!`):
-			audit("net", p.String(), "deny", "not a host pattern")
-			continue
-		case p.Wildcard && p.Host == "":
-			h = "*"
-		case p.Wildcard:
-			h = "*." + p.Host
-		default:
-			h = p.Host
-		}
-		audit("net", p.String(), "allow", "")
-		hosts = append(hosts, h)
-	}
-	return hosts
 }
 
 // deniedHost recognizes Extism's denial of an http_request ("HTTP request

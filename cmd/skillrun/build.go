@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/skillrun/skillrun/guest"
 	"github.com/skillrun/skillrun/internal/build"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
@@ -101,7 +102,7 @@ func runBuild(cmd *cobra.Command, args []string, asJSON bool) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	opts := &build.Options{Stdout: stderr, Stderr: stderr}
+	opts := &build.Options{Stdout: stderr, Stderr: stderr, CHeaders: map[string][]byte{"skillrun.h": guest.CHeader}}
 
 	code := exitOK
 	fail := func(c int, format string, args ...any) {

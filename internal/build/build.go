@@ -78,6 +78,10 @@ type Options struct {
 	// of /usr (Debian's wasi-libc), /usr/share/wasi-sysroot and
 	// /opt/wasi-sdk/share/wasi-sysroot that has lib/wasm32-wasi/libc.a.
 	WASISysroot string
+	// CHeaders are extra headers for C builds, by file name, put on the
+	// include path: the CLI passes skillrun.h (package guest), so a C
+	// script can #include "skillrun.h" without copying it.
+	CHeaders map[string][]byte
 }
 
 // A Target is what [Script] builds: one script's build table and output
@@ -187,7 +191,7 @@ func (b *builder) build(skillDir string, t Target) error {
 	case "go":
 		err = b.goBuild(srcDir, out, t.Plugin)
 	case "c":
-		err = b.cBuild(srcDir, t.Dir, out)
+		err = b.cBuild(srcDir, t.Dir, out, tmp)
 	case "rust":
 		err = b.rustBuild(srcDir, t.Dir, out)
 	}
@@ -284,7 +288,7 @@ func (b *builder) goBuild(srcDir, out string, plugin bool) error {
 }
 
 // cBuild compiles every .c file of srcDir into one WASI command module.
-func (b *builder) cBuild(srcDir, dir, out string) error {
+func (b *builder) cBuild(srcDir, dir, out, tmp string) error {
 	clang, err := exec.LookPath("clang")
 	if err != nil {
 		return missing("building C needs clang, which is not in PATH; install the Debian packages %s", debianC(""))
@@ -328,6 +332,21 @@ func (b *builder) cBuild(srcDir, dir, out string) error {
 		return fmt.Errorf("build.dir %q has no .c files", dir)
 	}
 	args := []string{"--target=wasm32-wasi", "--sysroot=" + sysroot, "-O2", "-Wl,--strip-all", "-o", out}
+	if len(b.opts.CHeaders) > 0 {
+		inc := filepath.Join(tmp, "include")
+		if err := os.MkdirAll(inc, 0o755); err != nil {
+			return err
+		}
+		for name, data := range b.opts.CHeaders {
+			if name != filepath.Base(name) {
+				return fmt.Errorf("header name %q must be a plain file name", name)
+			}
+			if err := os.WriteFile(filepath.Join(inc, name), data, 0o644); err != nil {
+				return err
+			}
+		}
+		args = append(args, "-I", inc)
+	}
 	for _, s := range sources {
 		args = append(args, filepath.Base(s)) // relative, so messages say "count.c:12"
 	}

@@ -237,3 +237,34 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestCHeaders: headers passed in Options are on a C script's include path
+// (how skillrun.h reaches C skills), and a header name cannot be a path.
+func TestCHeaders(t *testing.T) {
+	requireTool(t, "clang")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code := "#include \"answer.h\"\nint main(void) { return ANSWER - 42; }\n"
+	if err := os.WriteFile(filepath.Join(src, "main.c"), []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := Target{Lang: "c", Dir: "src", Output: "scripts/a.wasm"}
+	err := Script(t.Context(), dir, "a:c", target, &Options{})
+	if errors.Is(err, ErrToolchainMissing) {
+		requireToolchain(t, err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "answer.h") {
+		t.Fatalf("without the header: %v, want a missing answer.h", err)
+	}
+	err = Script(t.Context(), dir, "a:c", target, &Options{CHeaders: map[string][]byte{"answer.h": []byte("#define ANSWER 42\n")}})
+	if err != nil {
+		t.Fatalf("with the header: %v", err)
+	}
+	err = Script(t.Context(), dir, "a:c", target, &Options{CHeaders: map[string][]byte{"../answer.h": []byte("")}})
+	if err == nil || !strings.Contains(err.Error(), "plain file name") {
+		t.Fatalf("header path: %v", err)
+	}
+}
