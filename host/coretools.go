@@ -171,42 +171,56 @@ func decodeCoreInput(tool string, input json.RawMessage, v any) *ToolResult {
 	return nil
 }
 
-func (w *workspaceFS) read(_ context.Context, input json.RawMessage) (*ToolResult, error) {
-	const tool = "workspace_read"
+// openForRead decodes a {"path": ...} input, checks the read grant and
+// opens the path through os.Root. A non-nil result is the tool's answer
+// (bad input, a path leaving the workspace, a denial, a missing file); a
+// non-nil error is a host failure. On success it returns the path as given
+// and the caller closes root and file.
+func (w *workspaceFS) openForRead(tool string, input json.RawMessage) (string, *os.Root, *os.File, *ToolResult, error) {
 	var in struct{ Path string }
 	if res := decodeCoreInput(tool, input, &in); res != nil {
-		return res, nil
+		return "", nil, nil, res, nil
 	}
 	name, cp, err := resolveWorkspacePath(in.Path)
 	if err != nil {
-		return coreErrResult(tool, err), nil
+		return "", nil, nil, coreErrResult(tool, err), nil
 	}
 	if err := w.granted.CheckRead(cp); err != nil {
-		return ErrorResult(err.Error()), nil
+		return "", nil, nil, ErrorResult(err.Error()), nil
 	}
 	root, err := w.open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
+		return "", nil, nil, nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	defer root.Close()
 	f, err := root.Open(name)
 	if err != nil {
-		return coreErrResult(tool, err), nil
+		root.Close()
+		return "", nil, nil, coreErrResult(tool, err), nil
 	}
+	return in.Path, root, f, nil, nil
+}
+
+func (w *workspaceFS) read(_ context.Context, input json.RawMessage) (*ToolResult, error) {
+	const tool = "workspace_read"
+	path, root, f, res, err := w.openForRead(tool, input)
+	if res != nil || err != nil {
+		return res, err
+	}
+	defer root.Close()
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return coreErrResult(tool, err), nil
 	}
 	if fi.IsDir() {
-		return ErrorResult(fmt.Sprintf("%s: %s is a directory; use workspace_list", tool, in.Path)), nil
+		return ErrorResult(fmt.Sprintf("%s: %s is a directory; use workspace_list", tool, path)), nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxReadSize+1))
 	if err != nil {
 		return coreErrResult(tool, err), nil
 	}
 	if len(data) > MaxReadSize {
-		content := string(data[:MaxReadSize]) + fmt.Sprintf("\n[truncated: %s is %d bytes; only the first %d are shown]", in.Path, fi.Size(), MaxReadSize)
+		content := string(data[:MaxReadSize]) + fmt.Sprintf("\n[truncated: %s is %d bytes; only the first %d are shown]", path, fi.Size(), MaxReadSize)
 		return &ToolResult{Content: content}, nil
 	}
 	return &ToolResult{Content: string(data)}, nil
@@ -294,26 +308,11 @@ type wsListEntry struct {
 
 func (w *workspaceFS) list(_ context.Context, input json.RawMessage) (*ToolResult, error) {
 	const tool = "workspace_list"
-	var in struct{ Path string }
-	if res := decodeCoreInput(tool, input, &in); res != nil {
-		return res, nil
-	}
-	name, cp, err := resolveWorkspacePath(in.Path)
-	if err != nil {
-		return coreErrResult(tool, err), nil
-	}
-	if err := w.granted.CheckRead(cp); err != nil {
-		return ErrorResult(err.Error()), nil
-	}
-	root, err := w.open()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
+	_, root, f, res, err := w.openForRead(tool, input)
+	if res != nil || err != nil {
+		return res, err
 	}
 	defer root.Close()
-	f, err := root.Open(name)
-	if err != nil {
-		return coreErrResult(tool, err), nil
-	}
 	defer f.Close()
 	des, err := f.ReadDir(MaxListEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // cGuest builds testdata/guests/cfib/fib.c for wasm32-wasi (clang +
@@ -81,26 +80,7 @@ func BenchmarkRunWarmC(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			want := fibWant(n)
-			var wasmTime, nativeTime time.Duration
-			runs := 0
-			for b.Loop() {
-				var stdout strings.Builder
-				start := time.Now()
-				res, err := m.Run(ctx, &RunConfig{Args: []string{strconv.Itoa(n)}, Stdout: &stdout})
-				wasmTime += time.Since(start)
-				if err != nil || res.ExitCode != 0 || stdout.String() != want {
-					b.Fatalf("fib(%d): %+v, %v, %q", n, res, err, stdout.String())
-				}
-				b.StopTimer()
-				start = time.Now()
-				runNative(b, native, n, want)
-				nativeTime += time.Since(start)
-				runs++
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(nativeTime.Nanoseconds())/float64(runs), "native-ns/op")
-			b.ReportMetric(float64(wasmTime)/float64(nativeTime), "x-native")
+			benchVersusNative(b, m, native, n, fibWant(n))
 		})
 	}
 }
