@@ -273,6 +273,9 @@ func (e *Env) toolCall(ctx context.Context, req []byte) (any, error) {
 		input = json.RawMessage("{}")
 	}
 	res, err := e.Tools.Call(ctx, r.Name, input)
+	if errors.Is(err, ErrUnknownTool) {
+		return nil, abi.Errorf(abi.CodeNotFound, "tool_call: %v", err)
+	}
 	if err != nil {
 		return nil, err
 	}

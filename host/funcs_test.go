@@ -217,3 +217,15 @@ func FuzzDispatch(f *testing.F) {
 		}
 	})
 }
+
+// TestDispatchUnknownTool: a granted name the registry does not have is
+// not_found, not an internal error.
+func TestDispatchUnknownTool(t *testing.T) {
+	granted := capabilities.Set{Tools: []string{"ghost"}}
+	e := &Env{Skill: "s", Script: "x", Granted: granted, Tools: NewRegistry()}
+	_, err := abi.DecodeResponse(e.Dispatch(context.Background(), abi.FuncToolCall, []byte(`{"name":"ghost"}`)))
+	var ae *abi.Error
+	if !errors.As(err, &ae) || ae.Code != abi.CodeNotFound {
+		t.Fatalf("got %v, want code %s", err, abi.CodeNotFound)
+	}
+}
