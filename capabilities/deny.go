@@ -85,15 +85,26 @@ func (e *DeniedError) hintValue() string {
 	if e.Kind != "net" {
 		return e.Value
 	}
-	host := e.Value
+	host, port := e.Value, ""
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
-		host = host[:i]
+		host, port = host[:i], host[i+1:]
+	}
+	// The default web ports need no mention; any other port is part of
+	// what to grant, or the suggested flag would not grant it.
+	if port == "80" || port == "443" {
+		port = ""
 	}
 	host = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), ".")
+	p := HostPattern{Host: strings.ToLower(host)}
 	if addr, err := netip.ParseAddr(host); err == nil && addr.Zone() == "" {
-		return HostPattern{Host: addr.Unmap().String()}.String()
+		p.Host = addr.Unmap().String()
 	}
-	return strings.ToLower(host)
+	if port != "" {
+		if n, err := strconv.Atoi(port); err == nil {
+			p.Port = n
+		}
+	}
+	return p.String()
 }
 
 // CheckRead reports whether the set allows reading p: some Read or Write
