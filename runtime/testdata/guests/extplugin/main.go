@@ -21,6 +21,9 @@ func skillrunLog(uint64) uint64
 //go:wasmimport skillrun tool_call
 func skillrunToolCall(uint64) uint64
 
+//go:wasmimport skillrun http_fetch
+func skillrunHTTPFetch(uint64) uint64
+
 // upper upper-cases its input.
 //
 //go:wasmexport upper
@@ -56,6 +59,17 @@ func tool() int32 {
 func fetch() int32 {
 	resp := pdk.NewHTTPRequest(pdk.MethodGet, pdk.InputString()).Send()
 	pdk.Output(resp.Body())
+	return 0
+}
+
+// skfetch sends its input (a fetch request) to skillrun's http_fetch host
+// function, the network path for plugins, and returns the response
+// envelope.
+//
+//go:wasmexport skfetch
+func skfetch() int32 {
+	req := pdk.AllocateBytes(pdk.Input())
+	pdk.OutputMemory(pdk.FindMemory(skillrunHTTPFetch(req.Offset())))
 	return 0
 }
 
