@@ -324,6 +324,32 @@ func TestCHostCallGuest(t *testing.T) {
 		if !strings.Contains(stdout.String(), `{"ok":false,"error":{"code":"denied","message":"me:hostcall: tools rm_rf denied: not granted (add --allow-tools=rm_rf)"}}`) {
 			t.Errorf("stdout %s", stdout.String())
 		}
+		// Every host function from C: the allowed ones succeed, the
+		// denied and malformed ones come back as error envelopes.
+		lines := map[string]string{}
+		for _, l := range strings.Split(stdout.String(), "\n") {
+			if fn, rest, ok := strings.Cut(l, ": "); ok {
+				lines[fn] = rest
+			}
+		}
+		for fn, want := range map[string]string{
+			"log":               `{"ok":true`,
+			"tool_call":         `{"ok":true`,
+			"skills_search":     `{"ok":true`,
+			"skill_activate":    `{"ok":true`,
+			"skill_read":        `"code":"denied"`,
+			"skill_run":         `"code":"denied"`,
+			"mcp_call":          `{"ok":true`,
+			"mcp_call_denied":   `"code":"denied"`,
+			"http_fetch":        `{"ok":true`,
+			"http_fetch_denied": `"code":"denied"`,
+			"garbage":           `"code":"invalid"`,
+			"out_of_bounds":     `"code":"invalid"`,
+		} {
+			if !strings.Contains(lines[fn], want) {
+				t.Errorf("%s: got %s, want %s", fn, lines[fn], want)
+			}
+		}
 	})
 }
 

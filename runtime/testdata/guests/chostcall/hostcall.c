@@ -30,5 +30,32 @@ int main(void) {
 	const char *req = "{\"name\":\"rm_rf\",\"input\":{}}";
 	if (take(skillrun_tool_call(req, strlen(req))) < 0) return 1;
 	printf("%s\n", buf);
+
+	// Every other function once, each response on a line of its own,
+	// prefixed by the function's name.
+	struct {
+		const char *fn;
+		int32_t (*call)(const void *, uint32_t);
+		const char *req;
+	} calls[] = {
+		{"log", skillrun_log, "{\"level\":\"info\",\"msg\":\"from C\"}"},
+		{"tool_call", skillrun_tool_call, "{\"name\":\"echo\",\"input\":{\"x\":1}}"},
+		{"skills_search", skillrun_skills_search, "{\"query\":\"pdf\"}"},
+		{"skill_activate", skillrun_skill_activate, "{\"name\":\"pdf\"}"},
+		{"skill_read", skillrun_skill_read, "{\"path\":\"../etc/passwd\"}"},
+		{"skill_run", skillrun_skill_run, "{\"skill\":\"other\",\"script\":\"x\",\"input\":{}}"},
+		{"mcp_call", skillrun_mcp_call, "{\"server\":\"gh\",\"tool\":\"issues\",\"args\":{}}"},
+		{"mcp_call_denied", skillrun_mcp_call, "{\"server\":\"slack\",\"tool\":\"post\",\"args\":{}}"},
+		{"http_fetch", skillrun_http_fetch, "{\"url\":\"https://ok.example/\"}"},
+		{"http_fetch_denied", skillrun_http_fetch, "{\"url\":\"https://evil.example/\"}"},
+		{"garbage", skillrun_tool_call, "{not json"},
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		if (take(calls[i].call(calls[i].req, strlen(calls[i].req))) < 0) return 1;
+		printf("%s: %s\n", calls[i].fn, buf);
+	}
+	// A pointer far outside memory is an error envelope, not a trap.
+	if (take(skillrun_tool_call((const void *)0x7ffffff0, 64)) < 0) return 1;
+	printf("out_of_bounds: %s\n", buf);
 	return 0;
 }
