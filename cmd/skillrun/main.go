@@ -86,6 +86,7 @@ the capabilities an operator grants.`,
 		newSearchCmd(),
 		newBuildCmd(),
 		newRunCmd(),
+		newMCPCmd(),
 	)
 	return root
 }

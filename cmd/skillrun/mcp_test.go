@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpSkill writes a skill with one instruction file into a temp dir.
+func mcpSkill(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "skills", "notes")
+	if err := os.MkdirAll(filepath.Join(dir, "references"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("SKILL.md", "---\nname: notes\ndescription: Take notes.\n---\nRead references/how.md.\n")
+	write("references/how.md", "# How\nWrite it down.\n")
+	return filepath.Dir(dir)
+}
+
+func textOf(res *mcpsdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcpsdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestMCPStdio runs `skillrun mcp` in process over a pipe pair and talks to
+// it with the official SDK's client: catalog, activation, a resource, and
+// an error result for bad arguments.
+func TestMCPStdio(t *testing.T) {
+	root := mcpSkill(t)
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"mcp", root}, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "skills_catalog"})
+	if err != nil || res.IsError || !strings.Contains(textOf(res), "<name>\nnotes\n</name>") {
+		t.Fatalf("catalog: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "skill_activate", Arguments: map[string]any{"name": "notes"}})
+	if err != nil || res.IsError || !strings.Contains(textOf(res), "Read references/how.md.") {
+		t.Fatalf("activate: %v %+v", err, res)
+	}
+	rr, err := cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "skill://notes/references/how.md"})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "Write it down.") {
+		t.Fatalf("resource: %v %+v", err, rr)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "skill_read", Arguments: map[string]any{"name": "notes", "path": "../../etc/passwd"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("read outside: %v %+v", err, res)
+	}
+	if _, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Fatal("unknown tool: no protocol error")
+	}
+	cs.Close()
+	clientOut.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("skillrun mcp exited %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("skillrun mcp did not stop when the client went away")
+	}
+}
+
+// TestMCPHTTP serves over streamable HTTP on loopback: the SDK client
+// lists tools; a request naming another Host is refused (DNS rebinding).
+func TestMCPHTTP(t *testing.T) {
+	root := mcpSkill(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go run([]string{"mcp", "--http", addr, root}, strings.NewReader(""), io.Discard, io.Discard)
+
+	url := "http://" + addr
+	var resp *http.Response
+	for range 100 {
+		if resp, err = http.Get(url); err == nil {
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("server did not start: %v", err)
+	}
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcpsdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if !strings.Contains(strings.Join(names, " "), "skill_activate") {
+		t.Errorf("tools %v", names)
+	}
+
+	body := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	req, _ := http.NewRequest(http.MethodPost, url, body)
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("Host evil.example: status %d, want 403", resp.StatusCode)
+	}
+}
