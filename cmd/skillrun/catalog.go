@@ -48,6 +48,7 @@ status is then 1.`,
 type discovered struct {
 	*skills.Discovery
 	failed bool
+	roots  []skills.Root // what was searched, for reloading
 }
 
 // exit returns the verb's error when some skill could not be loaded: the
@@ -93,5 +94,5 @@ func discoverArgs(cmd *cobra.Command, args []string) (discovered, error) {
 		}
 		fmt.Fprintf(stderr, "%s: skipped: the skill cannot be loaded\n", f.Dir)
 	}
-	return discovered{Discovery: d, failed: len(d.Failed) > 0}, nil
+	return discovered{Discovery: d, failed: len(d.Failed) > 0, roots: roots}, nil
 }

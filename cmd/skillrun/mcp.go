@@ -2,19 +2,25 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
 	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
 )
 
@@ -63,18 +69,35 @@ refuses requests whose Host or Origin is not that address.`,
 			defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
 
 			reg := host.NewRegistry()
-			for _, s := range found.Skills {
-				if s.Manifest == nil {
-					continue
+			registerScripts := func(list []*skills.Skill) {
+				for _, d := range reg.List() {
+					if d.Source == host.SourceSkill {
+						reg.Remove(d.Name)
+					}
 				}
-				for _, name := range s.Manifest.ScriptNames() {
-					if err := reg.Add(runtime.ScriptTool(rt, s, name, grantFor(s.Name), workspace)); err != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s:%s not served: %v\n", s.Name, name, err)
+				for _, s := range list {
+					if s.Manifest == nil {
+						continue
+					}
+					for _, name := range s.Manifest.ScriptNames() {
+						if err := reg.Add(runtime.ScriptTool(rt, s, name, grantFor(s.Name), workspace)); err != nil {
+							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s:%s not served: %v\n", s.Name, name, err)
+						}
 					}
 				}
 			}
+			registerScripts(found.Skills)
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			srv := mcp.NewServer(found.Skills, &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
+
+			// Hot reload: when a skill folder changes on disk, load the
+			// skills again; clients get tools/list_changed and
+			// resources/list_changed.
+			go watchSkills(ctx, found.roots, reloadEvery, func() {
+				d := skills.Discover(found.roots, nil)
+				registerScripts(d.Skills)
+				srv.SetSkills(d.Skills)
+			})
 			if httpAddr == "" {
 				return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 			}
@@ -119,4 +142,53 @@ func serveHTTP(ctx context.Context, cmd *cobra.Command, srv *mcp.Server, addr st
 		return err
 	}
 	return nil
+}
+
+// reloadEvery is how often `skillrun mcp` looks for changed skill folders.
+const reloadEvery = 2 * time.Second
+
+// watchSkills calls reload whenever the files under roots change (name,
+// size or modification time), checking every interval until ctx ends.
+// Polling keeps it portable and dependency-free; the walk is bounded.
+func watchSkills(ctx context.Context, roots []skills.Root, interval time.Duration, reload func()) {
+	last := fingerprint(roots)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if fp := fingerprint(roots); fp != last {
+				last = fp
+				reload()
+			}
+		}
+	}
+}
+
+// maxWatchEntries bounds one fingerprint walk.
+const maxWatchEntries = 20000
+
+func fingerprint(roots []skills.Root) string {
+	h := sha256.New()
+	n := 0
+	for _, r := range roots {
+		_ = filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil //nolint:nilerr // an unreadable entry is left out of the fingerprint
+			}
+			if n++; n > maxWatchEntries {
+				return fs.SkipAll
+			}
+			if d.IsDir() && p != r.Dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return fs.SkipDir
+			}
+			if fi, err := d.Info(); err == nil {
+				fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, fi.Size(), fi.ModTime().UnixNano())
+			}
+			return nil
+		})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

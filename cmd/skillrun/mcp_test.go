@@ -151,3 +151,48 @@ func TestMCPHTTP(t *testing.T) {
 		t.Errorf("Host evil.example: status %d, want 403", resp.StatusCode)
 	}
 }
+
+// TestMCPHotReload: a skill added on disk while `skillrun mcp` runs is
+// announced (tools and resources list_changed) and served, no restart.
+func TestMCPHotReload(t *testing.T) {
+	root := mcpSkill(t)
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go func() {
+		run([]string{"mcp", root}, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	toolsChanged := make(chan struct{}, 8)
+	resourcesChanged := make(chan struct{}, 8)
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, &mcpsdk.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcpsdk.ToolListChangedRequest) { toolsChanged <- struct{}{} },
+		ResourceListChangedHandler: func(context.Context, *mcpsdk.ResourceListChangedRequest) { resourcesChanged <- struct{}{} },
+	})
+	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	dir := filepath.Join(root, "later")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: later\ndescription: Added while serving.\n---\nHello.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, ch := range map[string]chan struct{}{"tools": toolsChanged, "resources": resourcesChanged} {
+		select {
+		case <-ch:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("no %s/list_changed after adding a skill", name)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "skill_activate", Arguments: map[string]any{"name": "later"}})
+	if err != nil || res.IsError || !strings.Contains(textOf(res), "Hello.") {
+		t.Fatalf("activate the new skill: %v %+v", err, res)
+	}
+	clientOut.Close()
+}
