@@ -29,6 +29,7 @@ func newMCPCmd() *cobra.Command {
 		httpAddr  string
 		workspace string
 		policy    string
+		mcpConfig string
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [PATH...]",
@@ -87,6 +88,16 @@ refuses requests whose Host or Origin is not that address.`,
 				}
 			}
 			registerScripts(found.Skills)
+			if mcpConfig != "" {
+				bridge, err := startBridge(ctx, mcpConfig, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				defer bridge.Close()
+				if err := bridge.Register(reg); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %v\n", err)
+				}
+			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			srv := mcp.NewServer(found.Skills, &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
 
@@ -107,6 +118,7 @@ refuses requests whose Host or Origin is not that address.`,
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765; a bare :PORT binds loopback)")
 	cmd.Flags().StringVar(&workspace, "workspace", ".", "the host `DIR` scripts see at /workspace (as granted)")
 	cmd.Flags().StringVar(&policy, "policy", "", "operator policy `FILE` granting capabilities per skill")
+	cmd.Flags().StringVar(&mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: bridge those servers' tools, served as mcp__SERVER__TOOL")
 	return cmd
 }
 

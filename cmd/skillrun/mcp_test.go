@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,6 +195,45 @@ func TestMCPHotReload(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "skill_activate", Arguments: map[string]any{"name": "later"}})
 	if err != nil || res.IsError || !strings.Contains(textOf(res), "Hello.") {
 		t.Fatalf("activate the new skill: %v %+v", err, res)
+	}
+	clientOut.Close()
+}
+
+// TestMCPBridgeConfig: `skillrun mcp --mcp-config` starts the configured
+// MCP servers (here: another skillrun serving an inner skill over stdio)
+// and serves their tools as mcp__<server>__<tool>, callable end to end.
+func TestMCPBridgeConfig(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "skillrun")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	inner := mcpSkill(t)
+	outer := mcpSkill(t)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	conf, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"inner": map[string]any{"command": bin, "args": []string{"mcp", inner}},
+	}})
+	if err := os.WriteFile(cfg, conf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go func() {
+		run([]string{"mcp", "--mcp-config", cfg, outer}, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "mcp__inner__skill_activate", Arguments: map[string]any{"name": "notes"}})
+	if err != nil || res.IsError || !strings.Contains(textOf(res), "Read references/how.md.") {
+		t.Fatalf("bridged tool: %v %+v", err, res)
 	}
 	clientOut.Close()
 }

@@ -61,6 +61,7 @@ type runFlags struct {
 	policy    string
 	audit     string
 	noPrompt  bool
+	mcpConfig string
 	skills    []string
 	input     string
 }
@@ -107,6 +108,7 @@ was not granted.`,
 	fl.StringVar(&f.policy, "policy", "", "operator policy `FILE` (TOML) granting capabilities per skill")
 	fl.StringVar(&f.audit, "audit", "", "append audit events (JSONL) to `FILE`")
 	fl.BoolVar(&f.noPrompt, "no-prompt", false, "never ask in a terminal; deny what is not granted")
+	fl.StringVar(&f.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: start those MCP servers; the script reaches their tools through mcp_call, as --allow-mcp grants")
 	fl.StringArrayVar(&f.skills, "skills", nil, "a skill `PATH` (or a folder of skills) the script may search, activate and run (repeatable; running needs --allow-skills, and a run gets what --policy grants that skill)")
 	fl.StringVar(&f.input, "input", "", "the `JSON` value the script reads with the input host function")
 	return cmd
@@ -208,6 +210,14 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		Input:     input,
 		Logger:    guestLogger(stderr),
 		Tools:     coreTools(f.workspace, capabilities.Effective(declared, granted)),
+	}
+	if f.mcpConfig != "" {
+		bridge, err := startBridge(ctx, f.mcpConfig, stderr)
+		if err != nil {
+			return err
+		}
+		defer bridge.Close()
+		sr.MCP = bridge
 	}
 	if len(catalog) > 0 {
 		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.policy))
