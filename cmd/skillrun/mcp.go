@@ -93,7 +93,7 @@ refuses requests whose Host or Origin is not that address.`,
 				if err != nil {
 					return err
 				}
-				defer bridge.Close()
+				defer func() { _ = bridge.Close() }()
 				if err := bridge.Register(reg); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %v\n", err)
 				}

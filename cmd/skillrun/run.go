@@ -216,7 +216,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		if err != nil {
 			return err
 		}
-		defer bridge.Close()
+		defer func() { _ = bridge.Close() }()
 		sr.MCP = bridge
 	}
 	if len(catalog) > 0 {
