@@ -44,14 +44,35 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "notes", "references", "x.md"), []byte("# X\nAn extra reference.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A skill with a real script: the hostile test guest in echo mode,
+	// which copies its stdin (the tool's JSON input) to stdout.
+	probe := filepath.Join(root, "probe")
+	if err := os.MkdirAll(filepath.Join(probe, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	guest := exec.CommandContext(bctx, "go", "build", "-o", filepath.Join(probe, "scripts", "probe.wasm"), ".")
+	guest.Dir = filepath.Join("..", "..", "runtime", "testdata", "guests", "hostile")
+	guest.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if out, err := guest.CombinedOutput(); err != nil {
+		t.Fatalf("building the probe guest: %v\n%s", err, out)
+	}
+	for name, data := range map[string]string{
+		"SKILL.md":   "---\nname: probe\ndescription: Echoes its input.\n---\nCall probe__echo.\n",
+		"skill.toml": "version = 1\n[scripts.echo]\ndescription = \"Echo the input\"\nmodule = \"scripts/probe.wasm\"\nargs = [\"echo\"]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(probe, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	script := filepath.Join(checkDir, "check.mjs")
 	wantLines := []string{
 		"ok: tools/list has skills_catalog, skill_activate, skill_read",
 		"ok: resources/list has",
-		"ok: skills_catalog lists notes",
-		"ok: skill_activate notes",
-		"ok: resources/read skill://notes/",
+		"ok: skills_catalog lists",
+		"ok: skill_activate",
+		"ok: resources/read skill://",
 		`ok: skill_read {"name": 42} is an error result`,
+		"ok: script tool probe__echo answered (isError=false)",
 	}
 	runCheck := func(t *testing.T, args ...string) {
 		t.Helper()

@@ -73,8 +73,12 @@ async function main() {
 
   const script = tools.find((t) => t.name.includes("__"));
   if (script) {
-    const res = await client.callTool({ name: script.name, arguments: {} });
+    const res = await client.callTool({ name: script.name, arguments: { text: "hello from ts" } });
     check(Array.isArray(res.content), `${script.name}: result has no content array`);
+    if (script.name === "probe__echo") {
+      // The test's probe skill echoes its JSON input back: a real run.
+      check(res.isError !== true && textOf(res).includes("hello from ts"), `${script.name}: want the input echoed, got ${JSON.stringify(res)}`);
+    }
     console.log(`ok: script tool ${script.name} answered (isError=${res.isError === true})`);
   } else {
     console.log("ok: no script tools built (script call skipped)");
