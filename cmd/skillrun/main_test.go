@@ -44,6 +44,10 @@ func TestScripts(t *testing.T) {
 		}
 		goEnv[k] = strings.TrimSpace(string(out))
 	}
+	// One compilation cache for every script (runtime keeps it under the
+	// user cache dir): $HOME is per script, and compiling the same Go
+	// guests cold in every `skillrun run` would make the scripts slow.
+	cache := t.TempDir()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -65,6 +69,7 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
+			env.Setenv("XDG_CACHE_HOME", cache)
 			return nil
 		},
 	})
