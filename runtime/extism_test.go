@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,53 +21,18 @@ import (
 // The Extism test plugin, testdata/guests/extplugin, is built with go-pdk
 // as a WASI reactor (-buildmode=c-shared); its wasiupper subdirectory is
 // the WASI command the benchmark compares it with.
-var (
-	extBuildsMu sync.Mutex
-	extBuilds   = map[string]*guestBuild{}
-)
-
 // extWasm builds testdata/guests/extplugin/<pkg> and returns the Wasm.
+// go-pdk comes from the module proxy; without it (offline, no module
+// cache) the plugin cannot be built and the test is skipped.
 func extWasm(tb testing.TB, pkg string, cshared bool) []byte {
 	tb.Helper()
-	extBuildsMu.Lock()
-	b := extBuilds[pkg]
-	if b == nil {
-		b = &guestBuild{}
-		extBuilds[pkg] = b
+	var extra []string
+	if cshared {
+		extra = []string{"-buildmode=c-shared"}
 	}
-	extBuildsMu.Unlock()
-	b.once.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			b.err = fmt.Errorf("building the Extism test plugin needs the go command: %w", err)
-			b.skip = os.Getenv("REQUIRE_TOOLCHAINS") == ""
-			return
-		}
-		out := filepath.Join(testDir, "ext-"+strings.ReplaceAll(pkg, "/", "-")+".wasm")
-		args := []string{"build", "-o", out}
-		if cshared {
-			args = append(args, "-buildmode=c-shared")
-		}
-		cmd := exec.Command(goTool, append(args, pkg)...)
-		cmd.Dir = filepath.Join("testdata", "guests", "extplugin")
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local",
-			"CGO_ENABLED=0", "GOOS=wasip1", "GOARCH=wasm")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			// go-pdk comes from the module proxy; without it (offline, no
-			// module cache) the plugin cannot be built.
-			b.err = fmt.Errorf("%s: %w\n%s", cmd, err, msg)
-			b.skip = os.Getenv("REQUIRE_TOOLCHAINS") == "" && bytes.Contains(msg, []byte("go-pdk"))
-			return
-		}
-		b.path = out
-	})
-	if b.skip {
-		tb.Skip(b.err)
-	}
-	if b.err != nil {
-		tb.Fatal(b.err)
-	}
-	wasm, err := os.ReadFile(b.path)
+	key := "ext-" + strings.ReplaceAll(pkg, "/", "-") + ".wasm"
+	path := goBuildOnce(tb, key, "extplugin", pkg, true, extra, func(msg []byte) bool { return bytes.Contains(msg, []byte("go-pdk")) })
+	wasm, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}

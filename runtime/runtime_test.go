@@ -63,6 +63,15 @@ func guestPath(tb testing.TB, name string, native bool) string {
 			key += ".exe"
 		}
 	}
+	return goBuildOnce(tb, key, name, ".", !native, nil, nil)
+}
+
+// goBuildOnce builds package pkg of testdata/guests/<dir> once per test
+// binary, to testDir/<key>, and returns the output's path. With wasm it
+// builds for GOOS=wasip1. A missing go command skips the test (unless
+// REQUIRE_TOOLCHAINS=1), as does a failure that skipIf accepts.
+func goBuildOnce(tb testing.TB, key, dir, pkg string, wasm bool, extraArgs []string, skipIf func(output []byte) bool) string {
+	tb.Helper()
 	buildsMu.Lock()
 	b := builds[key]
 	if b == nil {
@@ -71,21 +80,24 @@ func guestPath(tb testing.TB, name string, native bool) string {
 	}
 	buildsMu.Unlock()
 	b.once.Do(func() {
+		required := os.Getenv("REQUIRE_TOOLCHAINS") != ""
 		goTool, err := exec.LookPath("go")
 		if err != nil {
 			b.err = fmt.Errorf("building test guests needs the go command: %w", err)
-			b.skip = os.Getenv("REQUIRE_TOOLCHAINS") == ""
+			b.skip = !required
 			return
 		}
 		out := filepath.Join(testDir, key)
-		cmd := exec.Command(goTool, "build", "-o", out, ".")
-		cmd.Dir = filepath.Join("testdata", "guests", name)
+		args := append(append([]string{"build", "-o", out}, extraArgs...), pkg)
+		cmd := exec.Command(goTool, args...)
+		cmd.Dir = filepath.Join("testdata", "guests", dir)
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
-		if !native {
+		if wasm {
 			cmd.Env = append(cmd.Env, "GOOS=wasip1", "GOARCH=wasm")
 		}
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("%s: %w\n%s", cmd, err, msg)
+			b.skip = !required && skipIf != nil && skipIf(msg)
 			return
 		}
 		b.path = out
