@@ -19,6 +19,8 @@ import (
 
 	"github.com/adrg/frontmatter"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
 // Bounds on untrusted definition files. An agent definition is a system
@@ -324,7 +326,7 @@ func (p *parser) fields(fm *yaml.Node, d *Definition) {
 		seen[key] = line
 		if !slices.Contains(knownKeys, key) {
 			hint := ""
-			if s := suggest(key); s != "" {
+			if s := tomlx.Closest(strings.ToLower(key), knownKeys); s != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			p.add(line, key, "unknown key %q%s; an agent definition has the keys %s", key, hint, strings.Join(knownKeys, ", "))
@@ -456,39 +458,6 @@ func (p *parser) tools(v *yaml.Node, d *Definition) {
 		}
 	}
 	d.Tools = tools
-}
-
-// suggest returns the known key closest to an unknown one, if it is close
-// enough to be a likely typo.
-func suggest(key string) string {
-	best, bestDist := "", 3
-	for _, k := range knownKeys {
-		if d := editDistance(strings.ToLower(key), k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // LoadDir loads every definition file (*.md, not hidden) directly in dir,
