@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -15,11 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
-	"github.com/adrg/frontmatter"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillrun/skillrun/internal/frontyaml"
 	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
@@ -153,9 +151,6 @@ func (e *DefinitionError) Error() string {
 
 var (
 	namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	// yamlLine matches the "yaml: line N:" prefix yaml.v3 puts on errors.
-	yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-	bom      = []byte("\xEF\xBB\xBF")
 )
 
 // knownKeys are the frontmatter keys of a definition, in documentation order.
@@ -234,78 +229,22 @@ func (p *parser) err() error {
 	return errors.Join(p.errs...)
 }
 
-// yamlOffset turns a line of the frontmatter YAML into a line of the file:
-// the YAML starts on line 2, after the opening ---.
-const yamlOffset = 1
+// definitionLimits bound an agent definition read by [frontyaml.Parse].
+var definitionLimits = frontyaml.Limits{Name: "agent definition", File: MaxFileSize, Frontmatter: MaxFileSize, Depth: maxYAMLDepth}
 
 // split checks the file as a whole and returns its frontmatter, a YAML
-// mapping, and its body.
+// mapping, and its body. The shared reader refuses what is unsafe (size,
+// encoding, anchors and aliases, depth, duplicate keys); what it only
+// reports (a byte-order mark, flow style, tags) is left to fields, which
+// refuses explicit tags itself.
 func (p *parser) split(data []byte) (fm *yaml.Node, body string, ok bool) {
-	if len(data) > MaxFileSize {
-		p.add(0, "", "agent definition is %d bytes; the limit is %d KiB", len(data), MaxFileSize>>10)
+	doc, issues := frontyaml.Parse(data, definitionLimits)
+	if doc == nil {
+		last := issues[len(issues)-1]
+		p.add(last.Line, last.Field, "%s", last.Message)
 		return nil, "", false
 	}
-	if !utf8.Valid(data) {
-		p.add(0, "", "agent definition is not valid UTF-8")
-		return nil, "", false
-	}
-	data = bytes.TrimPrefix(data, bom)
-	first, _, _ := bytes.Cut(data, []byte("\n"))
-	if string(bytes.TrimRight(first, " \t\r")) != "---" {
-		p.add(1, "", "agent definition must start with YAML frontmatter: a first line of exactly ---")
-		return nil, "", false
-	}
-	var raw []byte
-	format := frontmatter.NewFormat("---", "---", func(b []byte, _ any) error {
-		raw = b
-		return nil
-	})
-	rest, err := frontmatter.MustParse(bytes.NewReader(data), nil, format)
-	if err != nil {
-		p.add(1, "", "frontmatter is not closed: add a line of exactly --- after the YAML")
-		return nil, "", false
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(raw, &root); err != nil {
-		msg, line := err.Error(), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			line = n + yamlOffset
-			msg = msg[len(m[0]):]
-		}
-		p.add(line, "", "invalid YAML in frontmatter: %s", strings.TrimPrefix(msg, "yaml: "))
-		return nil, "", false
-	}
-	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
-		p.add(2, "", "frontmatter must be a YAML mapping of keys such as name: and description:")
-		return nil, "", false
-	}
-	fm = root.Content[0]
-	if n := refused(fm, 1); n != nil {
-		if n.Kind == yaml.AliasNode || n.Anchor != "" {
-			p.add(n.Line+yamlOffset, "", "YAML anchors and aliases (&, *) are not allowed in an agent definition")
-		} else {
-			p.add(n.Line+yamlOffset, "", "frontmatter nests deeper than %d levels", maxYAMLDepth)
-		}
-		return nil, "", false
-	}
-	return fm, string(rest), true
-}
-
-// refused returns the first node that makes the document unsafe to look
-// at further: an anchor or alias (the stuff of YAML bombs; the node tree
-// keeps them unexpanded, so finding them is linear) or nesting deeper than
-// maxYAMLDepth.
-func refused(n *yaml.Node, depth int) *yaml.Node {
-	if depth > maxYAMLDepth || n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return n
-	}
-	for _, c := range n.Content {
-		if r := refused(c, depth+1); r != nil {
-			return r
-		}
-	}
-	return nil
+	return doc.Fields, doc.Body, true
 }
 
 // fields reads the frontmatter mapping into d.
@@ -313,7 +252,7 @@ func (p *parser) fields(fm *yaml.Node, d *Definition) {
 	seen := make(map[string]int, len(fm.Content)/2)
 	for i := 0; i+1 < len(fm.Content); i += 2 {
 		k, v := fm.Content[i], fm.Content[i+1]
-		line := k.Line + yamlOffset
+		line := k.Line
 		if k.Kind != yaml.ScalarNode || k.Style&yaml.TaggedStyle != 0 {
 			p.add(line, "", "frontmatter keys must be plain strings")
 			continue
@@ -333,11 +272,11 @@ func (p *parser) fields(fm *yaml.Node, d *Definition) {
 			continue
 		}
 		if v.Style&yaml.TaggedStyle != 0 {
-			p.add(v.Line+yamlOffset, key, "%s: explicit YAML tag %s is not allowed", key, v.Tag)
+			p.add(v.Line, key, "%s: explicit YAML tag %s is not allowed", key, v.Tag)
 			continue
 		}
 		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
-			p.add(v.Line+yamlOffset, key, "%s has no value; give one or remove the key", key)
+			p.add(v.Line, key, "%s has no value; give one or remove the key", key)
 			continue
 		}
 		switch key {
@@ -347,16 +286,16 @@ func (p *parser) fields(fm *yaml.Node, d *Definition) {
 			if s, ok := p.scalar(key, v); ok {
 				d.Description = s
 				if s == "" {
-					p.add(v.Line+yamlOffset, key, "description is empty; say what the agent is for or remove the key")
+					p.add(v.Line, key, "description is empty; say what the agent is for or remove the key")
 				} else if len(s) > MaxDescriptionLength {
-					p.add(v.Line+yamlOffset, key, "description is %d bytes; the limit is %d", len(s), MaxDescriptionLength)
+					p.add(v.Line, key, "description is %d bytes; the limit is %d", len(s), MaxDescriptionLength)
 				}
 			}
 		case "model":
 			if s, ok := p.scalar(key, v); ok {
 				d.Model = s
 				if s == "" || len(s) > maxModelLength || strings.ContainsFunc(s, unicode.IsSpace) {
-					p.add(v.Line+yamlOffset, key, "model %q must be a model name of 1 to %d characters without spaces", s, maxModelLength)
+					p.add(v.Line, key, "model %q must be a model name of 1 to %d characters without spaces", s, maxModelLength)
 				}
 			}
 		case "temperature":
@@ -365,7 +304,7 @@ func (p *parser) fields(fm *yaml.Node, d *Definition) {
 			if s, ok := p.scalar(key, v); ok {
 				d.ReasoningEffort = s
 				if !slices.Contains(reasoningEfforts, s) {
-					p.add(v.Line+yamlOffset, key, "reasoning_effort %q must be one of %s", s, strings.Join(reasoningEfforts, ", "))
+					p.add(v.Line, key, "reasoning_effort %q must be one of %s", s, strings.Join(reasoningEfforts, ", "))
 				}
 			}
 		case "tools":
@@ -380,7 +319,7 @@ func (p *parser) fields(fm *yaml.Node, d *Definition) {
 // scalar returns v's text, or reports that key needs a single value.
 func (p *parser) scalar(key string, v *yaml.Node) (string, bool) {
 	if v.Kind != yaml.ScalarNode {
-		p.add(v.Line+yamlOffset, key, "%s must be a single value, not a list or mapping", key)
+		p.add(v.Line, key, "%s must be a single value, not a list or mapping", key)
 		return "", false
 	}
 	return v.Value, true
@@ -394,14 +333,14 @@ func (p *parser) name(v *yaml.Node, d *Definition) {
 	d.Name = s
 	switch {
 	case len(s) > MaxNameLength:
-		p.add(v.Line+yamlOffset, "name", "name is %d bytes; the limit is %d", len(s), MaxNameLength)
+		p.add(v.Line, "name", "name is %d bytes; the limit is %d", len(s), MaxNameLength)
 	case !namePattern.MatchString(s):
-		p.add(v.Line+yamlOffset, "name", "name %q must be lowercase letters, digits and single hyphens (a-z, 0-9, -), not starting or ending with a hyphen", s)
+		p.add(v.Line, "name", "name %q must be lowercase letters, digits and single hyphens (a-z, 0-9, -), not starting or ending with a hyphen", s)
 	}
 }
 
 func (p *parser) temperature(v *yaml.Node, d *Definition) {
-	line := v.Line + yamlOffset
+	line := v.Line
 	var t float64
 	if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") || v.Decode(&t) != nil {
 		p.add(line, "temperature", "temperature must be a number from 0 to 2, not %q", v.Value)
@@ -424,11 +363,11 @@ func (p *parser) tools(v *yaml.Node, d *Definition) {
 	case yaml.ScalarNode:
 		// "Read, Grep, Glob" or "read grep": Claude Code's form.
 		for _, f := range strings.FieldsFunc(v.Value, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
-			items = append(items, item{f, v.Line + yamlOffset})
+			items = append(items, item{f, v.Line})
 		}
 	case yaml.SequenceNode:
 		for _, c := range v.Content {
-			line := c.Line + yamlOffset
+			line := c.Line
 			if c.Kind != yaml.ScalarNode || c.Style&yaml.TaggedStyle != 0 || c.Tag == "!!null" {
 				p.add(line, "tools", "tools must be a list of tool names")
 				return
@@ -436,11 +375,11 @@ func (p *parser) tools(v *yaml.Node, d *Definition) {
 			items = append(items, item{c.Value, line})
 		}
 	default:
-		p.add(v.Line+yamlOffset, "tools", "tools must be a list of tool names")
+		p.add(v.Line, "tools", "tools must be a list of tool names")
 		return
 	}
 	if len(items) > MaxTools {
-		p.add(v.Line+yamlOffset, "tools", "tools lists %d tools; the limit is %d", len(items), MaxTools)
+		p.add(v.Line, "tools", "tools lists %d tools; the limit is %d", len(items), MaxTools)
 		return
 	}
 	tools := make([]string, 0, len(items))
