@@ -39,7 +39,8 @@ type ScriptRun struct {
 	// Granted is what the operator grants. The script gets
 	// declared ∩ granted ([capabilities.Effective]); nothing by default.
 	Granted capabilities.Set
-	// Auditor receives every capability use and denial (nil: none).
+	// Auditor receives every capability use and denial (nil: the
+	// auditor of ctx, see [capabilities.WithAuditor], or none).
 	Auditor capabilities.Auditor
 
 	// The rest feeds the skillrun host functions (ABI.md) the script may
@@ -139,7 +140,7 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 
 	auditor := sr.Auditor
 	if auditor == nil {
-		auditor = capabilities.Discard
+		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
 	}
 	audit := func(kind, value, decision, reason string) {
 		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
@@ -377,7 +378,7 @@ func (r *Runtime) runPluginScript(ctx context.Context, s *skills.Skill, script s
 	label := s.Name + ":" + script
 	auditor := sr.Auditor
 	if auditor == nil {
-		auditor = capabilities.Discard
+		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
 	}
 	audit := func(kind, value, decision, reason string) {
 		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
