@@ -28,11 +28,14 @@ const (
 // [host.SkillToolName](s.Name, script), of source "skill" and plugin
 // s.Name. Its description is the script's (or else the skill's), its
 // input schema the script's input_schema file, read through os.Root and
-// bounded by [host.MaxSchemaSize] (none if the script declares none).
+// bounded by [host.MaxSchemaSize], or [CommandLineSchema] if the script
+// declares none.
 //
 // Call runs the script with [Runtime.RunScript] under granted, with
 // workspace mounted as granted: the input is what the input host function
-// returns and also the script's stdin. The result's content is what the
+// returns and also the script's stdin; for a command-line tool (no input
+// schema) the input's "args" are the script's arguments and its "stdin",
+// if given, the script's stdin instead. The result's content is what the
 // script wrote with the output host function or, if nothing, its stdout.
 // A script that exits non-zero, or that the sandbox stopped (timeout,
 // memory, output limit, trap, denial, or a module not built), gives a
@@ -53,6 +56,8 @@ func ScriptTool(r *Runtime, s *skills.Skill, script string, granted capabilities
 			}
 			if sc.InputSchema != "" {
 				t.def.InputSchema, t.schemaErr = readSchema(filepath.Dir(s.Location), sc.InputSchema)
+			} else {
+				t.def.InputSchema, t.argv = CommandLineSchema, true
 			}
 		}
 	}
@@ -67,6 +72,30 @@ type scriptTool struct {
 	workspace string
 	def       host.ToolDef
 	schemaErr error
+	argv      bool // no input schema: "args" and "stdin" of the input are the command line
+}
+
+// CommandLineSchema is the input schema of a script tool whose script
+// declares none: most scripts are command-line programs, so the input's
+// "args" become the script's arguments and "stdin" its standard input.
+// Other keys are allowed and reach the script through the input host
+// function with the rest of the input.
+var CommandLineSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"args":{"type":"array","items":{"type":"string"},"maxItems":256,"description":"the script's command-line arguments"},` +
+	`"stdin":{"type":"string","description":"text for the script's standard input"}}}`)
+
+// commandLine decodes the "args" and "stdin" of a command-line tool's
+// input (already checked against [CommandLineSchema]).
+func commandLine(input json.RawMessage) (args []string, stdin io.Reader) {
+	var in struct {
+		Args  []string `json:"args"`
+		Stdin *string  `json:"stdin"`
+	}
+	_ = json.Unmarshal(input, &in) // the registry validated it; a bad shape just gives no args
+	if in.Stdin != nil {
+		return in.Args, strings.NewReader(*in.Stdin)
+	}
+	return in.Args, bytes.NewReader(input)
 }
 
 func (t *scriptTool) Definition() host.ToolDef { return t.def }
@@ -76,13 +105,17 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		// The tool's own fault, for the caller to see: not a host failure.
 		return host.ErrorResult(fmt.Sprintf("%s:%s: its input schema cannot be read: %v", t.s.Name, t.script, t.schemaErr)), nil //nolint:nilerr // reported in the result
 	}
-	return runAsTool(ctx, t.r, t.s, t.script, &ScriptRun{
+	sr := &ScriptRun{
 		Workspace: t.workspace,
 		Granted:   t.granted,
 		Input:     input,
 		Stdin:     bytes.NewReader(input),
 		Depth:     host.CallerFrom(ctx).Depth,
-	})
+	}
+	if t.argv {
+		sr.Args, sr.Stdin = commandLine(input)
+	}
+	return runAsTool(ctx, t.r, t.s, t.script, sr)
 }
 
 // runAsTool runs a script as a tool call: sr's Stdout, Stderr and Output

@@ -44,7 +44,7 @@ args = ["echo"]
 	assert.Equal(t, "me", def.Plugin)
 	echoDef, _ := reg.Lookup("me__echo")
 	assert.Equal(t, "The me skill, for tests.", echoDef.Definition().Description)
-	assert.Nil(t, echoDef.Definition().InputSchema)
+	assert.JSONEq(t, string(CommandLineSchema), string(echoDef.Definition().InputSchema), "no input_schema: a command-line tool")
 
 	ctx := context.Background()
 	res, err := reg.Call(ctx, "me__hostcall", json.RawMessage(`{"mode":"all"}`))
@@ -68,6 +68,16 @@ args = ["echo"]
 	res, err = reg.Call(ctx, "me__echo", json.RawMessage(`{"a":1}`))
 	require.NoError(t, err)
 	assert.Equal(t, &host.ToolResult{Content: `{"a":1}`}, res)
+
+	// A command-line tool: "args" follow the manifest's args, "stdin" is
+	// the standard input.
+	res, err = reg.Call(ctx, "me__echo", json.RawMessage(`{"args":["x"],"stdin":"from stdin"}`))
+	require.NoError(t, err)
+	assert.Equal(t, &host.ToolResult{Content: "arg: \"x\"\nfrom stdin"}, res)
+	res, err = reg.Call(ctx, "me__echo", json.RawMessage(`{"args":"x"}`))
+	require.NoError(t, err)
+	assert.True(t, res.IsError, "args must be a list of strings")
+	assert.Contains(t, res.Content, "/args")
 
 	// A cancelled call is a host failure.
 	cctx, cancel := context.WithCancel(ctx)
