@@ -1,0 +1,63 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/agent"
+)
+
+func TestParsePlanErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"empty", ``, []string{"plan.toml: plan has no [[turn]]"}},
+		{"not toml", "[[turn]\n", []string{"plan.toml:2: invalid TOML"}},
+		{"unknown top key", "tsk = \"x\"\n[[turn]]\ntext = \"hi\"\n", []string{`plan.toml:1: unknown key "tsk"; did you mean "task"?`}},
+		{"unknown turn key", "[[turn]]\ntxt = \"hi\"\n", []string{`plan.toml:2: unknown key "turn.txt"; did you mean "text"?`}},
+		{"unknown call key", "[[turn]]\n[[turn.call]]\ntool = \"a\"\ninptu = {}\n", []string{`plan.toml:4: unknown key "turn.call.inptu"; did you mean "input"?`}},
+		{"no tool", "[[turn]]\n[[turn.call]]\ninput = {}\n", []string{"turn 1 call 1: no tool"}},
+		{"both inputs", "[[turn]]\n[[turn.call]]\ntool = \"a\"\ninput = {}\ninput_json = \"{}\"\n", []string{"give input or input_json, not both"}},
+		{"too big", "text = \"" + strings.Repeat("x", agent.MaxPlanSize) + "\"", []string{"larger than the limit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := agent.ParsePlan([]byte(tc.src), "plan.toml")
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+	// Any keys inside an input table; usage overrides the estimate.
+	p, err := agent.ParsePlan([]byte("[[turn]]\nusage = { input_tokens = 7, output_tokens = 3 }\n[[turn.call]]\ntool = \"a\"\ninput = { anything = { deep = [1, 2] } }\n"), "plan.toml")
+	require.NoError(t, err)
+	resp, err := agent.NewScripted(p).Complete(context.Background(), &agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Text: "go"}}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"anything":{"deep":[1,2]}}`, string(resp.Message.ToolCalls[0].Input))
+	assert.Equal(t, agent.StopToolUse, resp.StopReason)
+	assert.Equal(t, agent.Usage{InputTokens: 7, OutputTokens: 3}, resp.Usage)
+}
+
+// TestScriptedExpectAndOverrun: a turn whose expectation fails, and a
+// session that asks for more turns than the plan has, end the session as
+// a provider error naming the plan.
+func TestScriptedExpectAndOverrun(t *testing.T) {
+	p, err := agent.ParsePlan([]byte("[[turn]]\n[[turn.call]]\ntool = \"tool_search\"\ninput = { query = \"x\" }\n[[turn]]\nexpect = [\"never there\"]\ntext = \"ok\"\n"), "demo.toml")
+	require.NoError(t, err)
+	res, err := (&agent.Session{Provider: agent.NewScripted(p)}).Run(context.Background(), "x")
+	require.NoError(t, err)
+	assert.Equal(t, agent.OutcomeProviderError, res.Outcome)
+	assert.ErrorContains(t, res.Err, `demo.toml: turn 2 expects "never there"`)
+
+	p, err = agent.ParsePlan([]byte("[[turn]]\n[[turn.call]]\ntool = \"tool_search\"\ninput = { query = \"x\" }\n"), "short.toml")
+	require.NoError(t, err)
+	res, err = (&agent.Session{Provider: agent.NewScripted(p)}).Run(context.Background(), "x")
+	require.NoError(t, err)
+	assert.Equal(t, agent.OutcomeProviderError, res.Outcome)
+	assert.ErrorContains(t, res.Err, "short.toml: the plan has 1 turns and the session asked for turn 2")
+}

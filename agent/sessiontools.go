@@ -1,0 +1,449 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// MaxResourceRead bounds what skill_read returns of one file.
+const MaxResourceRead = 256 << 10
+
+// registry builds the session's tools: its own (skill disclosure, tool
+// search), every skill script behind the permission gate, and the
+// caller's.
+func (r *run) registry() (*host.Registry, error) {
+	reg := host.NewRegistry()
+	var tools []host.Tool
+	if len(r.s.Skills) > 0 {
+		tools = append(tools, r.skillTools()...)
+	}
+	tools = append(tools, r.toolSearchTool())
+	if r.s.Runtime != nil {
+		for _, sk := range r.s.Skills {
+			if sk.Manifest == nil {
+				continue
+			}
+			for _, name := range sk.Manifest.ScriptNames() {
+				tools = append(tools, r.scriptTool(sk, name))
+			}
+		}
+	}
+	if r.s.Tools != nil {
+		for _, d := range r.s.Tools.List() {
+			if t, ok := r.s.Tools.Lookup(d.Name); ok {
+				tools = append(tools, t)
+			}
+		}
+	}
+	for _, t := range tools {
+		if err := reg.Add(t); err != nil {
+			return nil, fmt.Errorf("agent: session tools: %w", err)
+		}
+	}
+	return reg, nil
+}
+
+// funcTool is a [host.Tool] made of a definition and a function.
+type funcTool struct {
+	def  host.ToolDef
+	call func(ctx context.Context, input json.RawMessage) (*host.ToolResult, error)
+}
+
+func (t *funcTool) Definition() host.ToolDef { return t.def }
+func (t *funcTool) Call(ctx context.Context, in json.RawMessage) (*host.ToolResult, error) {
+	return t.call(ctx, in)
+}
+
+func (r *run) skill(name string) (*skills.Skill, *host.ToolResult) {
+	for _, sk := range r.s.Skills {
+		if sk.Name == name {
+			return sk, nil
+		}
+	}
+	names := make([]string, len(r.s.Skills))
+	for i, sk := range r.s.Skills {
+		names[i] = sk.Name
+	}
+	return nil, host.ErrorResult(fmt.Sprintf("no skill %q; the skills are: %s", name, strings.Join(names, ", ")))
+}
+
+// skillTools are skill_search, skill_activate and skill_read.
+func (r *run) skillTools() []host.Tool {
+	ix := skills.NewIndex(r.s.Skills)
+	search := &funcTool{
+		def: host.ToolDef{Name: ToolSkillSearch, Source: host.SourceCore, Parallel: true,
+			Description: "Search the skills catalog by words (BM25 over names and descriptions). Returns the best matches, one per line: name: description.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words describing the task"},"limit":{"type":"integer","minimum":1,"maximum":50}},"required":["query"],"additionalProperties":false}`)},
+		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
+			var a struct {
+				Query string `json:"query"`
+				Limit int    `json:"limit"`
+			}
+			if err := json.Unmarshal(in, &a); err != nil {
+				return host.ErrorResult("skill_search: " + err.Error()), nil
+			}
+			found, err := ix.Search(a.Query, &skills.SearchOptions{Limit: a.Limit})
+			if err != nil {
+				return host.ErrorResult("skill_search: " + err.Error()), nil
+			}
+			if len(found) == 0 {
+				return &host.ToolResult{Content: "no skill matches " + fmt.Sprintf("%q", a.Query)}, nil
+			}
+			var b strings.Builder
+			for _, f := range found {
+				fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Description)
+			}
+			return &host.ToolResult{Content: b.String()}, nil
+		},
+	}
+	activate := &funcTool{
+		def: host.ToolDef{Name: ToolSkillActivate, Source: host.SourceCore,
+			Description: "Activate a skill: returns its instructions (SKILL.md) and the list of its files, and makes its scripts available as tools.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"the skill's name, from the catalog"}},"required":["name"],"additionalProperties":false}`)},
+		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
+			var a struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(in, &a); err != nil {
+				return host.ErrorResult("skill_activate: " + err.Error()), nil
+			}
+			sk, bad := r.skill(a.Name)
+			if bad != nil {
+				return bad, nil
+			}
+			act, err := sk.Activate()
+			if err != nil {
+				return host.ErrorResult(fmt.Sprintf("skill_activate %s: %v", a.Name, err)), nil
+			}
+			var b strings.Builder
+			b.WriteString(act.Body)
+			if len(act.Files) > 0 {
+				b.WriteString("\n\nFiles of this skill (read them with skill_read):\n")
+				for _, f := range act.Files {
+					b.WriteString("- " + f + "\n")
+				}
+			}
+			var scripts []string
+			for _, d := range r.scopeList() {
+				if d.Source == host.SourceSkill && d.Plugin == sk.Name {
+					scripts = append(scripts, d.Name)
+				}
+			}
+			r.load(scripts, ToolSkillActivate)
+			if len(scripts) > 0 {
+				b.WriteString("\nIts scripts are now tools: " + strings.Join(scripts, ", ") + "\n")
+			}
+			return &host.ToolResult{Content: b.String()}, nil
+		},
+	}
+	read := &funcTool{
+		def: host.ToolDef{Name: ToolSkillRead, Source: host.SourceCore, Parallel: true,
+			Description: "Read one file of a skill (a reference, an asset, a script's source), by its path relative to the skill's folder.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"path":{"type":"string","description":"e.g. references/guide.md"}},"required":["skill","path"],"additionalProperties":false}`)},
+		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
+			var a struct {
+				Skill string `json:"skill"`
+				Path  string `json:"path"`
+			}
+			if err := json.Unmarshal(in, &a); err != nil {
+				return host.ErrorResult("skill_read: " + err.Error()), nil
+			}
+			sk, bad := r.skill(a.Skill)
+			if bad != nil {
+				return bad, nil
+			}
+			data, err := sk.ReadResource(a.Path)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return host.ErrorResult(fmt.Sprintf("skill_read: %s has no file %s (skill_activate lists its files)", a.Skill, a.Path)), nil
+			case err != nil:
+				return host.ErrorResult(fmt.Sprintf("skill_read %s/%s: %v", a.Skill, a.Path, err)), nil
+			case !utf8.Valid(data):
+				return &host.ToolResult{Content: fmt.Sprintf("%s/%s is a binary file of %d bytes; it cannot be shown as text", a.Skill, a.Path, len(data))}, nil
+			case len(data) > MaxResourceRead:
+				return &host.ToolResult{Content: Truncate(string(data), MaxResourceRead) +
+					fmt.Sprintf("\n[cut: the file has %d bytes; %d are shown]", len(data), MaxResourceRead)}, nil
+			}
+			return &host.ToolResult{Content: string(data)}, nil
+		},
+	}
+	return []host.Tool{search, activate, read}
+}
+
+// scopeList returns the tools in scope, in name order.
+func (r *run) scopeList() []host.ToolDef {
+	out := make([]host.ToolDef, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.scope[n])
+	}
+	return out
+}
+
+// toolSearchTool finds deferred tools and offers them from then on.
+func (r *run) toolSearchTool() host.Tool {
+	return &funcTool{
+		def: host.ToolDef{Name: ToolSearch, Source: host.SourceCore,
+			Description: "Search for more tools by words (names, descriptions, argument names). Matching tools become callable; their definitions are returned.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":20}},"required":["query"],"additionalProperties":false}`)},
+		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
+			var a struct {
+				Query string `json:"query"`
+				Limit int    `json:"limit"`
+			}
+			if err := json.Unmarshal(in, &a); err != nil {
+				return host.ErrorResult("tool_search: " + err.Error()), nil
+			}
+			matches, err := r.reg.Search(a.Query, &host.SearchOptions{Limit: -1})
+			if err != nil {
+				return host.ErrorResult("tool_search: " + err.Error()), nil
+			}
+			limit := a.Limit
+			if limit <= 0 {
+				limit = host.DefaultSearchLimit
+			}
+			type found struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				InputSchema json.RawMessage `json:"input_schema,omitempty"`
+			}
+			var out []found
+			var names []string
+			for _, m := range matches {
+				d, ok := r.scope[m.Definition.Name]
+				if !ok || d.Name == ToolSearch {
+					continue
+				}
+				out = append(out, found{d.Name, d.Description, d.InputSchema})
+				names = append(names, d.Name)
+				if len(out) == limit {
+					break
+				}
+			}
+			if len(out) == 0 {
+				return &host.ToolResult{Content: fmt.Sprintf("no tool matches %q", a.Query)}, nil
+			}
+			r.load(names, ToolSearch)
+			b, err := json.MarshalIndent(out, "", "  ")
+			if err != nil {
+				return nil, err
+			}
+			return &host.ToolResult{Content: string(b)}, nil
+		},
+	}
+}
+
+// scriptTool is a skill script as a tool, behind the permission gate: a
+// call of a script that declares capabilities its grant does not cover
+// asks the Asker (or is denied), and the decision is recorded.
+func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
+	def := runtime.ScriptTool(r.s.Runtime, sk, script, capabilities.Set{}, r.s.Workspace).Definition()
+	def.Parallel = true // each run has its own sandbox
+	return &funcTool{def: def, call: func(ctx context.Context, in json.RawMessage) (*host.ToolResult, error) {
+		_, declared, err := runtime.Declared(sk, script)
+		if err != nil {
+			return host.ErrorResult(err.Error()), nil
+		}
+		grant, res, err := r.permit(ctx, sk.Name, script, declared)
+		if res != nil || err != nil {
+			return res, err
+		}
+		if r.s.Auditor != nil {
+			ctx = capabilities.WithAuditor(ctx, r.s.Auditor)
+		}
+		return runtime.ScriptTool(r.s.Runtime, sk, script, grant, r.s.Workspace).Call(ctx, in)
+	}}
+}
+
+// permit returns the grant a call of skill:script runs with: what the
+// operator granted, what was allowed always in this session, and, when
+// the script declares more than that, what the Asker allows. A denial is
+// an error result naming the flags that would grant it.
+func (r *run) permit(ctx context.Context, skill, script string, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
+	var granted capabilities.Set
+	if r.s.Grant != nil {
+		granted = r.s.Grant(skill)
+	}
+	r.mu.Lock()
+	granted = capabilities.Merge(granted, r.always[skill])
+	r.mu.Unlock()
+	missing := capabilities.Missing(declared, granted)
+	if missing.IsZero() {
+		return granted, nil, nil
+	}
+	r.askMu.Lock()
+	defer r.askMu.Unlock()
+	r.mu.Lock() // another call may have been allowed always meanwhile
+	granted = capabilities.Merge(granted, r.always[skill])
+	r.mu.Unlock()
+	if missing = capabilities.Missing(declared, granted); missing.IsZero() {
+		return granted, nil, nil
+	}
+	decision, via := Deny, "no terminal to ask in"
+	if r.s.Asker != nil {
+		d, err := r.s.Asker.Ask(ctx, PermissionRequest{Skill: skill, Script: script, Missing: missing})
+		if err != nil {
+			return granted, nil, err
+		}
+		decision, via = d, "asked"
+	}
+	r.emit(Event{Type: EventPermission, Skill: skill, Script: script, Requested: capabilities.Describe(missing), Decision: decision, Via: via})
+	switch decision {
+	case AllowAlways:
+		r.mu.Lock()
+		r.always[skill] = capabilities.Merge(r.always[skill], missing)
+		r.mu.Unlock()
+		return capabilities.Merge(granted, missing), nil, nil
+	case AllowOnce:
+		return capabilities.Merge(granted, missing), nil, nil
+	}
+	return granted, host.ErrorResult(fmt.Sprintf("%s:%s needs %s, which the operator has not granted (%s); the script did not run. The operator can grant it with %s",
+		skill, script, capabilities.Describe(missing), via, strings.Join(capabilities.Flags(missing), " "))), nil
+}
+
+// callTools runs the calls of one turn and returns one result for each,
+// in call order. Consecutive calls of tools that allow it run in
+// parallel. fatal is a host failure that ends the session; the calls it
+// left undone get results saying so. On cancellation every call still
+// gets a result.
+func (r *run) callTools(ctx context.Context, turn int, calls []ToolCall) (results []ToolResult, fatal error) {
+	results = make([]ToolResult, len(calls))
+	done := make([]bool, len(calls))
+	var mu sync.Mutex // guards fatal
+	sem := make(chan struct{}, r.limits.MaxParallel)
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if r.parallel(calls[i].Name) {
+			for j < len(calls) && r.parallel(calls[j].Name) {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			mu.Lock()
+			stop := fatal != nil
+			mu.Unlock()
+			if stop || ctx.Err() != nil {
+				break
+			}
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				res, err := r.callOne(ctx, turn, calls[k])
+				mu.Lock()
+				defer mu.Unlock()
+				results[k], done[k] = res, true
+				if err != nil && fatal == nil {
+					fatal = err
+				}
+			})
+		}
+		wg.Wait()
+		if ctx.Err() != nil || fatal != nil {
+			break
+		}
+		i = j
+	}
+	why := "not run: the session ended"
+	if ctx.Err() != nil {
+		why = "not run: the session was cancelled (" + context.Cause(ctx).Error() + ")"
+	} else if fatal != nil {
+		why = "not run: the session ended on a host error in an earlier call"
+	}
+	for k := range calls {
+		if !done[k] {
+			results[k] = r.notRun(turn, calls[k:k+1], why)[0]
+		}
+	}
+	return results, fatal
+}
+
+func (r *run) parallel(name string) bool {
+	d, ok := r.scope[name]
+	return ok && d.Parallel
+}
+
+// callOne runs one call and records it. Whatever goes wrong with the call
+// itself is an error result for the model; the error return is a host
+// failure (the call's result says so too).
+func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolResult, error) {
+	r.emit(Event{Type: EventToolCall, Turn: turn, CallID: c.ID, Tool: c.Name, Input: safeJSON(c.Input)})
+	t0 := time.Now()
+	res, fatal := r.dispatch(ctx, c)
+	res.CallID = c.ID
+	r.mu.Lock()
+	r.totals.ToolCalls++
+	if res.IsError {
+		r.totals.ToolErrors++
+	}
+	r.mu.Unlock()
+	r.emit(Event{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: Truncate(res.Content, MaxTranscriptContent),
+		IsError: res.IsError, DurationMS: time.Since(t0).Milliseconds()})
+	return res, fatal
+}
+
+func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
+	def, ok := r.scope[c.Name]
+	if !ok {
+		if _, exists := r.reg.Lookup(c.Name); exists {
+			return ToolResult{Content: fmt.Sprintf("tool %q is not available to agent %s", c.Name, r.def.QualifiedName()), IsError: true}, nil
+		}
+		return ToolResult{Content: fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, r.offered()), IsError: true}, nil
+	}
+	if err := CheckRequiredAgent(def, r.def.Name); err != nil {
+		return ToolResult{Content: err.Error(), IsError: true}, nil
+	}
+	if len(c.Input) == 0 {
+		c.Input = json.RawMessage(`{}`)
+	}
+	if !json.Valid(c.Input) {
+		return ToolResult{Content: fmt.Sprintf("the input of %s is not valid JSON: %s", c.Name, Truncate(string(c.Input), 200)), IsError: true}, nil
+	}
+	ctx = host.WithCaller(ctx, host.Caller{Agent: r.def.Name})
+	res, err := r.reg.Call(ctx, c.Name, c.Input)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ToolResult{Content: "cancelled: " + context.Cause(ctx).Error(), IsError: true}, nil
+	case err != nil:
+		return ToolResult{Content: "host error: " + err.Error(), IsError: true}, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return ToolResult{Content: res.Content, IsError: res.IsError}, nil
+}
+
+// offered lists the tools offered now, for an unknown tool's message.
+func (r *run) offered() string {
+	var names []string
+	for _, t := range r.toolSpecs() {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	if len(names) > 40 {
+		names = append(names[:40], "…")
+	}
+	return strings.Join(names, ", ")
+}
+
+// safeJSON returns raw if it is valid JSON, else raw as a JSON string, so
+// a transcript line is always valid JSON.
+func safeJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}
