@@ -18,18 +18,19 @@ const module = "github.com/skillrun/skillrun"
 // each layer only the layers below it (DESIGN.md "Layout and dependency
 // direction"). A package is matched by its longest listed prefix.
 var layers = map[string][]string{
-	"cmd":          {"*"},
-	"bench":        {"agent", "host", "runtime", "skills", "capabilities", "internal"},
-	"agent":        {"host", "runtime", "skills", "capabilities", "internal"},
-	"host/mcp":     {"runtime", "host", "skills", "capabilities", "internal"},
-	"runtime":      {"host", "skills", "capabilities", "internal"},
-	"host":         {"skills", "capabilities", "internal"},
-	"skills":       {"capabilities", "internal"},
-	"capabilities": {"internal"},
-	"guest":        {"internal/abi"},
-	"internal":     {"internal"},
-	"examples":     {"guest", "internal/abi"},
-	"":             {"*"}, // the root package (docs and this test)
+	"cmd":             {"*"},
+	"bench":           {"agent", "host", "runtime", "skills", "capabilities", "internal"},
+	"agent":           {"host", "runtime", "skills", "capabilities", "internal"},
+	"agent/providers": {"agent", "internal"}, // HTTP providers implement agent.Provider
+	"host/mcp":        {"runtime", "host", "skills", "capabilities", "internal"},
+	"runtime":         {"host", "skills", "capabilities", "internal"},
+	"host":            {"skills", "capabilities", "internal"},
+	"skills":          {"capabilities", "internal"},
+	"capabilities":    {"internal"},
+	"guest":           {"internal/abi"},
+	"internal":        {"internal"},
+	"examples":        {"guest", "internal/abi"},
+	"":                {"*"}, // the root package (docs and this test)
 }
 
 // forbidden lists imports (by prefix) a layer must never have, whatever
@@ -164,6 +165,9 @@ func TestDepsPolicy(t *testing.T) {
 		{"guest", module + "/skills", false},
 		{"skills", "testing", false},
 		{"cmd/skillrun", module + "/bench", true},
+		{"agent/providers", module + "/agent", true},
+		{"agent/providers", module + "/runtime", false},
+		{"agent", module + "/agent/providers", false},
 	}
 	for _, c := range cases {
 		got := violation(c.dir, layerOf(c.dir), c.imp) == ""

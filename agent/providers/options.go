@@ -1,0 +1,83 @@
+// Package providers has the model providers that speak HTTP: Anthropic's
+// Messages API ([NewAnthropic]) and OpenAI-compatible chat completions
+// ([NewOpenAI]), which also serves local servers such as llama.cpp and
+// Ollama. Each maps the neutral types of package agent to its wire format
+// with the official SDK and back, and classifies every failure as an
+// [*agent.ProviderError].
+//
+// # Retries
+//
+// The SDKs' own retries are off: the session retries a call whose error is
+// [agent.ProviderError.Retryable], waiting [agent.ProviderError.RetryAfter]
+// when the server asked for it, so one policy covers every provider and
+// each attempt is in the transcript.
+//
+// # Limits
+//
+// A reply body larger than [MaxResponseBytes] is not read past that size
+// and fails as [agent.ErrMalformed]: a hostile or broken local server
+// cannot make the host hold an unbounded reply.
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Options configure a provider. The zero value takes the key and base URL
+// from the environment and the rest from the provider's defaults.
+type Options struct {
+	// APIKey is the key sent with every request; "" reads
+	// ANTHROPIC_API_KEY or OPENAI_API_KEY.
+	APIKey string
+	// BaseURL is the API's base URL; "" reads ANTHROPIC_BASE_URL or
+	// OPENAI_BASE_URL, and then uses the provider's public endpoint.
+	BaseURL string
+	// Model is used when a request names none.
+	Model string
+	// HTTPClient sends the requests; nil is a client of the SDK's own.
+	HTTPClient *http.Client
+	// Timeout bounds one call, headers and body; 0 is 10 minutes.
+	Timeout time.Duration
+}
+
+// MaxResponseBytes bounds the body of a reply the providers read.
+const MaxResponseBytes = 8 << 20
+
+// defaultTimeout bounds a call when Options.Timeout is 0. Anthropic's SDK
+// refuses non-streaming calls it expects to take longer than 10 minutes
+// unless a timeout is set, so one is always set.
+const defaultTimeout = 10 * time.Minute
+
+// resolve fills in the key and base URL from the environment and checks
+// the base URL.
+func (o Options) resolve(keyEnv, urlEnv string) (Options, error) {
+	if o.APIKey == "" {
+		o.APIKey = os.Getenv(keyEnv)
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = os.Getenv(urlEnv)
+	}
+	if o.BaseURL != "" {
+		u, err := url.Parse(o.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return o, fmt.Errorf("base URL %q: want http(s)://host[:port][/path]", o.BaseURL)
+		}
+		if !strings.HasSuffix(u.Path, "/") {
+			u.Path += "/"
+		}
+		o.BaseURL = u.String()
+	}
+	if o.Timeout < 0 {
+		return o, errors.New("negative timeout")
+	}
+	if o.Timeout == 0 {
+		o.Timeout = defaultTimeout
+	}
+	return o, nil
+}
