@@ -351,7 +351,6 @@ func TestAuthHeader(t *testing.T) {
 			_, err = wrong.Complete(context.Background(), userTask("go"))
 			assert.Equal(t, agent.ErrAuth, agent.KindOf(err))
 			assert.NotContains(t, err.Error(), "sk-wrong-key")
-			assert.Contains(t, err.Error(), "check the API key")
 
 			// The key from the environment.
 			t.Setenv(strings.ToUpper(k.name)+"_API_KEY", testKey)

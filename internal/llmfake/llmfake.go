@@ -59,7 +59,8 @@ type Reply struct {
 
 	// Status is the HTTP status of a raw reply (0: 200).
 	Status int `json:"status,omitempty"`
-	// Header is added to the reply's headers.
+	// Header is added to the reply's headers. A Content-Type of "" sends
+	// none.
 	Header http.Header `json:"header,omitempty"`
 	// Body is the raw body of the reply.
 	Body string `json:"body,omitempty"`
@@ -250,8 +251,11 @@ func (s *Server) write(w http.ResponseWriter, reply Reply, req map[string]any, n
 			w.Header().Add(k, v)
 		}
 	}
-	if w.Header().Get("Content-Type") == "" {
+	switch ct, set := reply.Header[http.CanonicalHeaderKey("Content-Type")]; {
+	case !set:
 		w.Header().Set("Content-Type", "application/json")
+	case len(ct) == 0 || ct[0] == "":
+		w.Header()["Content-Type"] = nil // none at all, not even sniffed
 	}
 	status := reply.Status
 	if status == 0 {

@@ -82,6 +82,7 @@ func TestRawReply(t *testing.T) {
 	s := llmfake.NewOpenAI(
 		llmfake.Reply{Status: 429, Text: "slow down", Header: http.Header{"Retry-After-Ms": {"20"}}},
 		llmfake.Reply{Body: "not json", Header: http.Header{"Content-Type": {"text/plain"}}},
+		llmfake.Reply{Body: "{}", Header: http.Header{"Content-Type": {""}}},
 	)
 	defer s.Close()
 	res, err := http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(openaiTask))
@@ -95,6 +96,10 @@ func TestRawReply(t *testing.T) {
 	res.Body.Close()
 	assert.Equal(t, "not json", string(b))
 	assert.Equal(t, "text/plain", res.Header.Get("Content-Type"))
+	res, err = http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(openaiTask))
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.NotContains(t, res.Header, "Content-Type")
 }
 
 func TestChecks(t *testing.T) {
