@@ -176,7 +176,14 @@ func (e *ProviderError) Error() string {
 		s += ": " + e.Message
 	}
 	if e.Kind == ErrAuth {
-		s += " (check the API key in the environment)"
+		switch e.Provider {
+		case "anthropic":
+			s += " (check ANTHROPIC_API_KEY)"
+		case "openai":
+			s += " (check OPENAI_API_KEY)"
+		default:
+			s += " (check the API key in the environment)"
+		}
 	}
 	return s
 }

@@ -87,6 +87,7 @@ the capabilities an operator grants.`,
 		newBuildCmd(),
 		newRunCmd(),
 		newMCPCmd(),
+		newSessionCmd(),
 	)
 	return root
 }

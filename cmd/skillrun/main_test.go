@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/skillrun/skillrun/internal/llmfake"
 )
 
 // TestMain lets testscript run this binary as the skillrun command in
@@ -60,6 +64,10 @@ func TestScripts(t *testing.T) {
 			_, err := exec.LookPath("clang")
 			return err == nil || os.Getenv("REQUIRE_TOOLCHAINS") == "1", nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"llmfake":     cmdLLMFake,
+			"llmrequests": cmdLLMRequests,
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("CORPUS", corpus)
@@ -73,4 +81,55 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// fakes are the fake model servers started by scripts, by script.
+var fakes sync.Map // *testscript.TestScript -> *llmfake.Server
+
+// cmdLLMFake starts a fake model server in the test process:
+//
+//	llmfake anthropic|openai REPLIES.json [KEY]
+//
+// REPLIES.json is a JSON list of llmfake.Reply. The server's base URL is
+// put in $LLM_URL; with KEY the server requires that API key. It stops
+// when the script ends.
+func cmdLLMFake(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: llmfake anthropic|openai REPLIES.json [KEY]")
+	}
+	var replies []llmfake.Reply
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[1])), &replies))
+	var srv *llmfake.Server
+	switch args[0] {
+	case "anthropic":
+		srv = llmfake.NewAnthropic(replies...)
+	case "openai":
+		srv = llmfake.NewOpenAI(replies...)
+	default:
+		ts.Fatalf("llmfake: unknown API %q", args[0])
+	}
+	if len(args) == 3 {
+		srv.RequireKey(args[2])
+	}
+	fakes.Store(ts, srv)
+	ts.Defer(srv.Close)
+	ts.Setenv("LLM_URL", srv.URL)
+}
+
+// cmdLLMRequests writes the bodies of the requests the script's fake
+// server received to FILE, one JSON object a line, for grep.
+func cmdLLMRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: llmrequests FILE")
+	}
+	v, ok := fakes.Load(ts)
+	if !ok {
+		ts.Fatalf("llmrequests: no llmfake server started")
+	}
+	var b strings.Builder
+	for _, r := range v.(*llmfake.Server).Requests() {
+		b.Write(r.Body)
+		b.WriteByte('\n')
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }

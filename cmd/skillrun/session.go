@@ -1,0 +1,424 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillrun/skillrun/agent"
+	"github.com/skillrun/skillrun/agent/providers"
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// Exit codes of `skillrun session` beyond the shared ones.
+const (
+	// exitIncomplete: the session ended without the model finishing
+	// (max turns, token budget, loop, refusal, provider failure).
+	exitIncomplete = 1
+	// exitInterrupted: the session was cancelled (Ctrl-C), as a shell
+	// reports SIGINT.
+	exitInterrupted = 130
+)
+
+type sessionFlags struct {
+	run        runFlags
+	provider   string
+	model      string
+	baseURL    string
+	agentName  string
+	agentDirs  []string
+	plan       string
+	transcript string
+	quiet      bool
+	limits     agent.Limits
+}
+
+func newSessionCmd() *cobra.Command {
+	var f sessionFlags
+	cmd := &cobra.Command{
+		Use:   "session [flags] [TASK]",
+		Short: "Run an agent session: a model works on TASK with the skills as tools",
+		Long: `Session runs an agent loop. The model gets the task, the agent's system
+prompt with the catalog of the --skills, and tools: skill_search,
+skill_activate and skill_read, each skill script as <skill>__<script> (run in
+the sandbox), the core workspace tools, and the tools of the --mcp-config
+servers. It calls tools until it answers or a limit ends the session.
+
+Providers: anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai or any
+OpenAI-compatible server such as llama.cpp or Ollama (OPENAI_API_KEY,
+OPENAI_BASE_URL or --base-url), and scripted, which replays a --plan file
+offline. With --plan and no --provider, the provider is scripted; a plan's
+task is used when TASK is not given ("-" reads TASK from stdin).
+
+Scripts get what the grant flags grant, in skill.toml's words, per skill
+(as for run). A script that declares more is asked about in a terminal
+(allow once, always, or deny) and denied elsewhere; each decision is in the
+transcript. The core workspace tools get --allow-read / --allow-write on
+the workspace.
+
+Every event is appended to --transcript (JSON lines) as it happens, closed by
+a session_end record with the outcome and totals. A live view goes to stderr
+(unless --quiet); the model's final answer to stdout.
+
+Exit status: 0 completed, 1 ended without completing (max turns, token
+budget, loop, refusal, provider or auth failure), 2 usage error, 124 the
+--deadline passed, 125 host or sandbox failure, 130 interrupted.`,
+		Example: `  skillrun session --plan examples/session-demo/plan.toml --skills examples --workspace examples/workspace --allow-read
+  skillrun session --provider anthropic --skills examples -A "Summarise sales.csv"
+  skillrun session --provider openai --base-url http://localhost:11434/v1 --model llama3.1 --skills examples "..."`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSession(cmd, &f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.provider, "provider", "", "anthropic, openai or scripted (default scripted with --plan)")
+	fl.StringVar(&f.model, "model", "", "the `MODEL` (default: the agent's, then the provider's)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the provider's API base `URL` (a local OpenAI-compatible server)")
+	fl.StringVar(&f.agentName, "agent", "", "the agent `NAME` (default general); from --agents or builtin")
+	fl.StringArrayVar(&f.agentDirs, "agents", nil, "a `DIR` of agent definitions (*.md), highest precedence (repeatable)")
+	fl.StringVar(&f.plan, "plan", "", "a scripted plan `FILE` (TOML) for --provider scripted")
+	fl.StringArrayVar(&f.run.skills, "skills", nil, "a skill `PATH` or a folder of skills for the catalog (repeatable)")
+	fl.StringVar(&f.run.workspace, "workspace", ".", "the host `DIR` scripts and workspace tools see (as granted)")
+	addGrantFlags(fl, &f.run)
+	fl.StringVar(&f.run.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: their tools are offered to the model")
+	fl.StringVar(&f.transcript, "transcript", "transcript.jsonl", "append the session's events (JSON lines) to `FILE`")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live view on stderr")
+	fl.IntVar(&f.limits.MaxTurns, "max-turns", agent.DefaultLimits.MaxTurns, "the most calls to the model")
+	fl.Int64Var(&f.limits.MaxTokens, "max-tokens", 0, "the most tokens of the whole session (0: no limit)")
+	fl.IntVar(&f.limits.MaxReplyTokens, "max-reply-tokens", 0, "the most tokens of one reply (0: the provider's default)")
+	fl.DurationVar(&f.limits.Deadline, "deadline", 0, "the longest the session may take, e.g. 10m (0: no limit)")
+	return cmd
+}
+
+func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
+	stderr := cmd.ErrOrStderr()
+	if f.limits.MaxTurns <= 0 || f.limits.MaxTokens < 0 || f.limits.MaxReplyTokens < 0 || f.limits.Deadline < 0 {
+		return usageErr("--max-turns must be positive; --max-tokens, --max-reply-tokens and --deadline must not be negative")
+	}
+	prov, plan, err := sessionProvider(f)
+	if err != nil {
+		return err
+	}
+	task, err := sessionTask(cmd, args, plan)
+	if err != nil {
+		return err
+	}
+	def, err := sessionAgent(f, stderr)
+	if err != nil {
+		return err
+	}
+	catalog, err := loadSkills(stderr, f.run.skills)
+	if err != nil {
+		return err
+	}
+	grants, err := skillGrants(&f.run, catalog)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+
+	tools := host.NewRegistry()
+	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
+		return usageErr("--workspace %s: not a folder", f.run.workspace)
+	}
+	core, err := host.CoreTools(f.run.workspace, coreGrant(&f.run))
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	for _, t := range core {
+		if err := tools.Add(t); err != nil {
+			return err
+		}
+	}
+	if f.run.mcpConfig != "" {
+		bridge, err := startBridge(ctx, f.run.mcpConfig, stderr)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = bridge.Close() }()
+		if err := bridge.Register(tools); err != nil {
+			return &exitError{code: exitSandbox, err: err}
+		}
+	}
+
+	var auditor capabilities.Auditor
+	if f.run.audit != "" {
+		af, err := os.OpenFile(f.run.audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return usageErr("--audit: %v", err)
+		}
+		defer af.Close()
+		auditor = capabilities.NewJSONLAuditor(af)
+	}
+	tf, err := os.OpenFile(f.transcript, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return usageErr("--transcript: %v", err)
+	}
+	defer tf.Close()
+	transcript := agent.NewTranscript(tf)
+
+	rt, err := runtime.New(ctx, nil)
+	if err != nil {
+		return &exitError{code: exitSandbox, err: err}
+	}
+	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+
+	sess := &agent.Session{
+		Provider: prov, Agent: def, Model: f.model,
+		Skills: catalog, Runtime: rt, Workspace: f.run.workspace,
+		Grant:   func(skill string) capabilities.Set { return grants[skill] },
+		Auditor: auditor, Tools: tools, Limits: f.limits,
+		Transcript: transcript,
+	}
+	if !f.run.noPrompt && isTerminal(cmd.InOrStdin()) && isTerminal(stderr) {
+		sess.Asker = terminalAsker(cmd.InOrStdin(), stderr)
+	}
+	if !f.quiet {
+		view := &liveView{w: stderr, transcript: f.transcript}
+		sess.Observe = view.show
+	}
+	res, err := sess.Run(ctx, task)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if res.Outcome == agent.OutcomeCompleted && res.Text != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), res.Text) // the answer; an unfinished session's last words are in the transcript
+	}
+	if err := transcript.Err(); err != nil {
+		fmt.Fprintf(stderr, "skillrun: writing the transcript %s failed: %v\n", f.transcript, err)
+	}
+	switch res.Outcome {
+	case agent.OutcomeCompleted:
+		return nil
+	case agent.OutcomeDeadline:
+		return &exitError{code: exitTimeout, err: fmt.Errorf("session: %w (raise --deadline)", res.Err)}
+	case agent.OutcomeHostError:
+		return &exitError{code: exitSandbox, err: fmt.Errorf("session: host error: %w", res.Err)}
+	case agent.OutcomeCancelled:
+		return &exitError{code: exitInterrupted, err: errors.New("session: interrupted")}
+	}
+	return &exitError{code: exitIncomplete, err: fmt.Errorf("session ended: %s: %w", res.Outcome, res.Err)}
+}
+
+// sessionProvider builds the provider the flags name.
+func sessionProvider(f *sessionFlags) (agent.Provider, *agent.Plan, error) {
+	name := f.provider
+	if name == "" {
+		if f.plan == "" {
+			return nil, nil, usageErr("--provider is required (anthropic, openai or scripted with --plan)")
+		}
+		name = "scripted"
+	}
+	if f.plan != "" && name != "scripted" {
+		return nil, nil, usageErr("--plan is for --provider scripted, not %s", name)
+	}
+	o := providers.Options{BaseURL: f.baseURL, Model: f.model}
+	switch name {
+	case "scripted":
+		if f.plan == "" {
+			return nil, nil, usageErr("--provider scripted needs --plan FILE")
+		}
+		if f.baseURL != "" {
+			return nil, nil, usageErr("--base-url is for the anthropic and openai providers")
+		}
+		plan, err := agent.LoadPlan(f.plan)
+		if err != nil {
+			return nil, nil, usageErr("--plan: %v", err)
+		}
+		return agent.NewScripted(plan), plan, nil
+	case "anthropic":
+		p, err := providers.NewAnthropic(o)
+		if err != nil {
+			return nil, nil, usageErr("%v", err)
+		}
+		return p, nil, nil
+	case "openai":
+		p, err := providers.NewOpenAI(o)
+		if err != nil {
+			return nil, nil, usageErr("%v", err)
+		}
+		return p, nil, nil
+	}
+	return nil, nil, usageErr("--provider %q: not a provider (anthropic, openai or scripted)", name)
+}
+
+// sessionTask is the task argument, stdin for "-", or the plan's task.
+func sessionTask(cmd *cobra.Command, args []string, plan *agent.Plan) (string, error) {
+	if len(args) == 1 && args[0] == "-" {
+		b, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 1<<20))
+		if err != nil {
+			return "", usageErr("reading the task from stdin: %v", err)
+		}
+		args = []string{string(b)}
+	}
+	if len(args) == 1 && strings.TrimSpace(args[0]) != "" {
+		return args[0], nil
+	}
+	if plan != nil && strings.TrimSpace(plan.Task) != "" {
+		return plan.Task, nil
+	}
+	return "", usageErr("no task: give one as the argument (or in the plan's task)")
+}
+
+// sessionAgent finds --agent among the --agents definitions and the
+// builtin ones.
+func sessionAgent(f *sessionFlags, stderr io.Writer) (*agent.Definition, error) {
+	defs := agent.Builtin()
+	for _, dir := range f.agentDirs {
+		found, errs := agent.LoadDir(dir, agent.SourceUser, "")
+		if len(errs) > 0 {
+			return nil, usageErr("--agents %s: %v", dir, errors.Join(errs...))
+		}
+		defs = append(defs, found...)
+	}
+	set := agent.NewSet(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), defs...)
+	name := f.agentName
+	if name == "" {
+		name = "general"
+	}
+	def, ok := set.Lookup(name)
+	if !ok {
+		var names []string
+		for _, d := range set.List() {
+			names = append(names, d.QualifiedName())
+		}
+		return nil, usageErr("--agent %s: no such agent (agents: %s)", name, strings.Join(names, ", "))
+	}
+	return def, nil
+}
+
+// skillGrants computes what the flags and policy grant each skill, with
+// "what the skill declares" taken over all its scripts.
+func skillGrants(f *runFlags, list []*skills.Skill) (map[string]capabilities.Set, error) {
+	out := make(map[string]capabilities.Set, len(list))
+	for _, s := range list {
+		var declared capabilities.Set
+		if s.Manifest != nil {
+			declared = s.Manifest.Capabilities
+			for _, name := range s.Manifest.ScriptNames() {
+				if _, d, err := runtime.Declared(s, name); err == nil {
+					declared = capabilities.Merge(declared, d)
+				}
+			}
+		}
+		g, err := grantedSet(f, s.Name, declared)
+		if err != nil {
+			if _, ok := errors.AsType[*exitError](err); ok {
+				return nil, fmt.Errorf("skill %s: %w", s.Name, err)
+			}
+			return nil, err
+		}
+		out[s.Name] = g
+	}
+	return out, nil
+}
+
+// coreGrant is what the core workspace tools get: the read and write
+// flags (and -A, and the policy's default) over the workspace.
+func coreGrant(f *runFlags) capabilities.Set {
+	ws := []capabilities.Path{{Root: capabilities.RootWorkspace}}
+	declared := capabilities.Set{Read: ws, Write: ws}
+	var flags []capabilities.FlagGrant
+	for _, g := range f.grants {
+		if g.Kind == "read" || g.Kind == "write" {
+			flags = append(flags, g)
+		}
+	}
+	granted, err := capabilities.GrantFromFlags(declared, f.all, flags)
+	if err != nil {
+		granted = capabilities.Set{} // a flag that grants nothing here grants the core tools nothing
+	}
+	if f.policy != "" {
+		if p, err := capabilities.LoadPolicy(f.policy); err == nil {
+			granted = capabilities.Merge(granted, capabilities.Effective(declared, p.Default))
+		}
+	}
+	return granted
+}
+
+// terminalAsker asks at the terminal: allow once, always, or deny.
+func terminalAsker(in io.Reader, out io.Writer) agent.Asker {
+	r := bufio.NewReader(in)
+	return agent.AskerFunc(func(ctx context.Context, req agent.PermissionRequest) (agent.Decision, error) {
+		fmt.Fprintf(out, "\n%s:%s asks for %s.\nAllow? [o]nce, [a]lways for this session, [N]o: ", req.Skill, req.Script, capabilities.Describe(req.Missing))
+		answer, err := r.ReadString('\n')
+		if err != nil && answer == "" {
+			return agent.Deny, nil //nolint:nilerr // no answer is a no
+		}
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "o", "once", "y", "yes":
+			return agent.AllowOnce, nil
+		case "a", "always":
+			return agent.AllowAlways, nil
+		}
+		return agent.Deny, nil
+	})
+}
+
+// liveView renders session events as readable lines.
+type liveView struct {
+	w          io.Writer
+	transcript string
+}
+
+func (v *liveView) show(e agent.Event) {
+	switch e.Type {
+	case agent.EventSessionStart:
+		fmt.Fprintf(v.w, "session: %s", e.Provider)
+		if e.Model != "" {
+			fmt.Fprintf(v.w, " (%s)", e.Model)
+		}
+		fmt.Fprintf(v.w, ", agent %s, %d skills, %d tools offered; transcript %s\n", e.Agent, len(e.Skills), len(e.Tools), v.transcript)
+	case agent.EventModelTurn:
+		fmt.Fprintf(v.w, "[turn %d] %s (%d in, %d out tokens)\n", e.Turn, e.StopReason, e.Usage.InputTokens, e.Usage.OutputTokens)
+		if t := strings.TrimSpace(e.Text); t != "" {
+			fmt.Fprintf(v.w, "  %s\n", oneLine(t, 200))
+		}
+		for _, c := range e.ToolCalls {
+			fmt.Fprintf(v.w, "  → %s %s\n", c.Name, oneLine(string(c.Input), 120))
+		}
+	case agent.EventRetry:
+		fmt.Fprintf(v.w, "  retry in %s: %s\n", time.Duration(e.WaitMS)*time.Millisecond, oneLine(e.Error, 160))
+	case agent.EventToolResult:
+		mark := "←"
+		if e.IsError {
+			mark = "✗"
+		}
+		fmt.Fprintf(v.w, "  %s %s (%d bytes) %s\n", mark, e.Tool, len(e.Content), oneLine(e.Content, 120))
+	case agent.EventPermission:
+		fmt.Fprintf(v.w, "  permission %s:%s %s: %s (%s)\n", e.Skill, e.Script, e.Requested, e.Decision, e.Via)
+	case agent.EventToolsLoaded:
+		fmt.Fprintf(v.w, "  + tools %s (via %s)\n", strings.Join(e.Tools, ", "), e.Via)
+	case agent.EventSessionEnd:
+		t := e.Totals
+		fmt.Fprintf(v.w, "session %s: %d turns, %d tool calls (%d failed), %d tokens in, %d out, %s\n",
+			e.Outcome, t.Turns, t.ToolCalls, t.ToolErrors, t.Usage.InputTokens+t.Usage.CacheReadTokens+t.Usage.CacheWriteTokens,
+			t.Usage.OutputTokens, (time.Duration(t.DurationMS) * time.Millisecond).String())
+		if e.Error != "" {
+			fmt.Fprintf(v.w, "  %s\n", oneLine(e.Error, 300))
+		}
+	}
+}
+
+// oneLine returns the first line of s, cut to n bytes.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return agent.Truncate(s, n)
+}
