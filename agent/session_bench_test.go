@@ -1,0 +1,84 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/skillrun/skillrun/agent"
+	"github.com/skillrun/skillrun/host"
+)
+
+// benchPlan is 8 turns of 2 calls each and an answer.
+func benchPlan(b *testing.B) *agent.Plan {
+	src := ""
+	for i := range 8 { // inputs differ by turn, or it would be a loop
+		src += fmt.Sprintf("[[turn]]\ntext = \"working\"\n[[turn.call]]\ntool = \"ping\"\ninput = { n = %d }\n[[turn.call]]\ntool = \"ping\"\ninput = { m = %d }\n", i, i)
+	}
+	src += "[[turn]]\ntext = \"done\"\n"
+	p, err := agent.ParsePlan([]byte(src), "bench.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkSessionLoop measures the loop's own cost: a 9-turn scripted
+// session with 16 tool calls, transcript written (to io.Discard).
+// Compare with BenchmarkSessionBaseline, the same provider and tool
+// calls made directly, to see what the loop adds (history, tool specs,
+// scoping, events, JSON lines).
+func BenchmarkSessionLoop(b *testing.B) {
+	p := benchPlan(b)
+	ping := &fakeTool{name: "ping", result: &host.ToolResult{Content: "pong"}}
+	reg := host.NewRegistry()
+	if err := reg.Add(ping); err != nil {
+		b.Fatal(err)
+	}
+	sess := &agent.Session{Provider: agent.NewScripted(p), Tools: reg, Transcript: agent.NewTranscript(io.Discard)}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := sess.Run(context.Background(), "bench")
+		if err != nil || res.Outcome != agent.OutcomeCompleted {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// BenchmarkSessionBaseline makes the provider calls and tool calls of
+// BenchmarkSessionLoop directly, with the same growing history.
+func BenchmarkSessionBaseline(b *testing.B) {
+	p := benchPlan(b)
+	ping := &fakeTool{name: "ping", result: &host.ToolResult{Content: "pong"}}
+	reg := host.NewRegistry()
+	if err := reg.Add(ping); err != nil {
+		b.Fatal(err)
+	}
+	prov := agent.NewScripted(p)
+	spec := []agent.ToolSpec{{Name: "ping", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	b.ReportAllocs()
+	for b.Loop() {
+		msgs := []agent.Message{{Role: agent.RoleUser, Text: "bench"}}
+		for {
+			resp, err := prov.Complete(context.Background(), &agent.Request{Messages: msgs, Tools: spec})
+			if err != nil {
+				b.Fatal(err)
+			}
+			msgs = append(msgs, resp.Message)
+			if len(resp.Message.ToolCalls) == 0 {
+				break
+			}
+			var results []agent.ToolResult
+			for _, c := range resp.Message.ToolCalls {
+				r, err := reg.Call(context.Background(), c.Name, c.Input)
+				if err != nil {
+					b.Fatal(err)
+				}
+				results = append(results, agent.ToolResult{CallID: c.ID, Content: r.Content})
+			}
+			msgs = append(msgs, agent.Message{Role: agent.RoleUser, ToolResults: results})
+		}
+	}
+}
