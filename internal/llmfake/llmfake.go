@@ -264,7 +264,7 @@ func (s *Server) write(w http.ResponseWriter, reply Reply, req map[string]any, n
 	switch {
 	case reply.Body != "":
 		w.WriteHeader(status)
-		io.WriteString(w, reply.Body)
+		_, _ = io.WriteString(w, reply.Body) // a client that left is not the fake's failure
 	case status >= 400:
 		msg := reply.Text
 		if msg == "" {
@@ -290,7 +290,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	_, _ = w.Write(buf.Bytes())
 }
 
 // input returns a tool call's input as JSON, {} when empty.
