@@ -32,7 +32,7 @@ type anthropicProvider struct {
 }
 
 // NewAnthropic returns a provider for Anthropic's Messages API. The key is
-// [Options.APIKey] or ANTHROPIC_API_KEY; without one it fails with an
+// [Options.APIKey] (see [FromEnv]); without one it fails with an
 // [*agent.ProviderError] of kind [agent.ErrAuth], before any request. The
 // SDK reads nothing else from the environment or the user's files.
 //
@@ -41,7 +41,7 @@ type anthropicProvider struct {
 // Extended thinking is not used: its blocks would have to be sent back
 // with every tool result, and [agent.Message] has no place for them.
 func NewAnthropic(o Options) (agent.Provider, error) {
-	o, err := o.resolve("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+	o, err := o.resolve()
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: %w", err)
 	}

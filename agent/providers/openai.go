@@ -36,8 +36,8 @@ type openaiProvider struct {
 
 // NewOpenAI returns a provider for OpenAI chat completions, or for any
 // server that speaks them (llama.cpp, Ollama, vLLM...) when
-// [Options.BaseURL] or OPENAI_BASE_URL points at it. The key is
-// [Options.APIKey] or OPENAI_API_KEY; a server at another base URL may
+// [Options.BaseURL] points at it. The key is
+// [Options.APIKey] (see [FromEnv]); a server at another base URL may
 // need none, but OpenAI's own endpoint fails without one with an
 // [*agent.ProviderError] of kind [agent.ErrAuth], before any request.
 //
@@ -57,7 +57,7 @@ type openaiProvider struct {
 // [Options.Model], fails with an error that names the --model flag. The
 // SDK also reads OPENAI_ORG_ID and OPENAI_PROJECT_ID from the environment.
 func NewOpenAI(o Options) (agent.Provider, error) {
-	o, err := o.resolve("OPENAI_API_KEY", "OPENAI_BASE_URL")
+	o, err := o.resolve()
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}

@@ -29,14 +29,14 @@ import (
 	"time"
 )
 
-// Options configure a provider. The zero value takes the key and base URL
-// from the environment and the rest from the provider's defaults.
+// Options configure a provider. The providers never read the environment
+// themselves (a library's behaviour should not change with it); a program
+// that wants the usual variables calls [FromEnv].
 type Options struct {
-	// APIKey is the key sent with every request; "" reads
-	// ANTHROPIC_API_KEY or OPENAI_API_KEY.
+	// APIKey is the key sent with every request. Anthropic needs one; an
+	// OpenAI-compatible local server may not.
 	APIKey string
-	// BaseURL is the API's base URL; "" reads ANTHROPIC_BASE_URL or
-	// OPENAI_BASE_URL, and then uses the provider's public endpoint.
+	// BaseURL is the API's base URL; "" is the provider's public endpoint.
 	BaseURL string
 	// Model is used when a request names none.
 	Model string
@@ -54,15 +54,23 @@ const MaxResponseBytes = 8 << 20
 // unless a timeout is set, so one is always set.
 const defaultTimeout = 10 * time.Minute
 
-// resolve fills in the key and base URL from the environment and checks
-// the base URL.
-func (o Options) resolve(keyEnv, urlEnv string) (Options, error) {
+// FromEnv returns o with an empty APIKey and BaseURL taken from the
+// provider's usual environment variables: ANTHROPIC_API_KEY and
+// ANTHROPIC_BASE_URL for "anthropic", OPENAI_API_KEY and OPENAI_BASE_URL
+// for "openai".
+func FromEnv(o Options, provider string) Options {
+	prefix := strings.ToUpper(provider)
 	if o.APIKey == "" {
-		o.APIKey = os.Getenv(keyEnv)
+		o.APIKey = os.Getenv(prefix + "_API_KEY")
 	}
 	if o.BaseURL == "" {
-		o.BaseURL = os.Getenv(urlEnv)
+		o.BaseURL = os.Getenv(prefix + "_BASE_URL")
 	}
+	return o
+}
+
+// resolve checks the base URL and sets the default timeout.
+func (o Options) resolve() (Options, error) {
 	if o.BaseURL != "" {
 		u, err := url.Parse(o.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -352,10 +352,15 @@ func TestAuthHeader(t *testing.T) {
 			assert.Equal(t, agent.ErrAuth, agent.KindOf(err))
 			assert.NotContains(t, err.Error(), "sk-wrong-key")
 
-			// The key from the environment.
+			// The key from the environment, only when asked for.
+			t.Setenv(strings.ToUpper(k.name)+"_BASE_URL", s.URL)
+			if k.name == "anthropic" {
+				_, err := k.new(providers.Options{Model: "m"})
+				assert.Equal(t, agent.ErrAuth, agent.KindOf(err), "no key without FromEnv")
+			}
 			t.Setenv(strings.ToUpper(k.name)+"_API_KEY", testKey)
 			t.Setenv(strings.ToUpper(k.name)+"_BASE_URL", s.URL)
-			right, err := k.new(providers.Options{Model: "m"})
+			right, err := k.new(providers.FromEnv(providers.Options{Model: "m"}, k.name))
 			require.NoError(t, err)
 			res, err := right.Complete(context.Background(), userTask("go"))
 			require.NoError(t, err)

@@ -226,7 +226,7 @@ func sessionProvider(f *sessionFlags) (agent.Provider, *agent.Plan, error) {
 	if f.plan != "" && name != "scripted" {
 		return nil, nil, usageErr("--plan is for --provider scripted, not %s", name)
 	}
-	o := providers.Options{BaseURL: f.baseURL, Model: f.model}
+	o := providers.FromEnv(providers.Options{BaseURL: f.baseURL, Model: f.model}, name)
 	switch name {
 	case "scripted":
 		if f.plan == "" {
