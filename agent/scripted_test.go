@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -60,4 +61,44 @@ func TestScriptedExpectAndOverrun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, agent.OutcomeProviderError, res.Outcome)
 	assert.ErrorContains(t, res.Err, "short.toml: the plan has 1 turns and the session asked for turn 2")
+}
+
+// FuzzParsePlan: any input parses or fails with an error; a plan that
+// parses replays without panicking.
+func FuzzParsePlan(f *testing.F) {
+	f.Add([]byte("task = \"t\"\n[[turn]]\ntext = \"hi\"\n"))
+	f.Add([]byte("[[turn]]\n[[turn.call]]\ntool = \"a\"\ninput = { x = [1, {y = 2}] }\n[[turn]]\nexpect = [\"z\"]\n"))
+	f.Add([]byte("[[turn]]\n[[turn.call]]\ntool = \"a\"\ninput_json = '{'\nusage = { input_tokens = 1 }\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := agent.ParsePlan(data, "fuzz.toml")
+		if err != nil {
+			return
+		}
+		prov := agent.NewScripted(p)
+		req := &agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Text: "x"}}}
+		for range len(p.Turns) + 1 {
+			resp, err := prov.Complete(context.Background(), req)
+			if err != nil {
+				return
+			}
+			req.Messages = append(req.Messages, resp.Message)
+		}
+	})
+}
+
+// failingWriter fails every write.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestTranscriptWriteFailure: a transcript that cannot be written does not
+// stop the session; the error is kept for the caller.
+func TestTranscriptWriteFailure(t *testing.T) {
+	p, err := agent.ParsePlan([]byte("[[turn]]\ntext = \"ok\"\n"), "p.toml")
+	require.NoError(t, err)
+	tr := agent.NewTranscript(failingWriter{})
+	res, err := (&agent.Session{Provider: agent.NewScripted(p), Transcript: tr}).Run(context.Background(), "x")
+	require.NoError(t, err)
+	assert.Equal(t, agent.OutcomeCompleted, res.Outcome)
+	assert.ErrorContains(t, tr.Err(), "disk full")
 }

@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -67,6 +69,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"llmfake":     cmdLLMFake,
 			"llmrequests": cmdLLMRequests,
+			"llmwait":     cmdLLMWait,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
@@ -132,4 +135,25 @@ func cmdLLMRequests(ts *testscript.TestScript, neg bool, args []string) {
 		b.WriteByte('\n')
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
+
+// cmdLLMWait waits until the script's fake server has received N requests
+// (at most a minute), so a script can signal a session known to be
+// waiting on the model.
+func cmdLLMWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: llmwait N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	v, ok := fakes.Load(ts)
+	if !ok {
+		ts.Fatalf("llmwait: no llmfake server started")
+	}
+	for deadline := time.Now().Add(time.Minute); v.(*llmfake.Server).Count() < n; {
+		if time.Now().After(deadline) {
+			ts.Fatalf("llmwait: %d requests after a minute, want %d", v.(*llmfake.Server).Count(), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
