@@ -97,17 +97,7 @@ was not granted.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.workspace, "workspace", ".", "the host `DIR` mounted at /workspace (as granted)")
-	for _, kind := range []string{"read", "write", "env", "net", "tools", "mcp", "skills"} {
-		fl.Var(grantFlag{kind, &f.grants}, "allow-"+kind, "grant "+kind+" (no value: what the skill declares; or a value in skill.toml's words)")
-		fl.Lookup("allow-" + kind).NoOptDefVal = noValue
-	}
-	fl.BoolVarP(&f.all, "allow-all", "A", false, "grant everything the skill declares, nothing more")
-	fl.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit, e.g. 10s (at most what the skill declares)")
-	fl.StringVar(&f.memory, "memory", "", "memory limit, e.g. 64MiB")
-	fl.StringVar(&f.output, "output", "", "stdout+stderr limit, e.g. 1MiB")
-	fl.StringVar(&f.policy, "policy", "", "operator policy `FILE` (TOML) granting capabilities per skill")
-	fl.StringVar(&f.audit, "audit", "", "append audit events (JSONL) to `FILE`")
-	fl.BoolVar(&f.noPrompt, "no-prompt", false, "never ask in a terminal; deny what is not granted")
+	addGrantFlags(fl, &f)
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: start those MCP servers; the script reaches their tools through mcp_call, as --allow-mcp grants")
 	fl.StringArrayVar(&f.skills, "skills", nil, "a skill `PATH` (or a folder of skills) the script may search, activate and run (repeatable; running needs --allow-skills, and a run gets what --policy grants that skill)")
 	fl.StringVar(&f.input, "input", "", "the `JSON` value the script reads with the input host function")
