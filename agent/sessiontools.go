@@ -56,6 +56,12 @@ func (r *run) registry() (*host.Registry, error) {
 	return reg, nil
 }
 
+// failed is the error result of a session tool whose input or work was
+// wrong: a message for the model, not a host failure.
+func failed(tool string, err error) (*host.ToolResult, error) {
+	return host.ErrorResult(tool + ": " + err.Error()), nil
+}
+
 // funcTool is a [host.Tool] made of a definition and a function.
 type funcTool struct {
 	def  host.ToolDef
@@ -93,11 +99,11 @@ func (r *run) skillTools() []host.Tool {
 				Limit int    `json:"limit"`
 			}
 			if err := json.Unmarshal(in, &a); err != nil {
-				return host.ErrorResult("skill_search: " + err.Error()), nil
+				return failed("skill_search", err)
 			}
 			found, err := ix.Search(a.Query, &skills.SearchOptions{Limit: a.Limit})
 			if err != nil {
-				return host.ErrorResult("skill_search: " + err.Error()), nil
+				return failed("skill_search", err)
 			}
 			if len(found) == 0 {
 				return &host.ToolResult{Content: "no skill matches " + fmt.Sprintf("%q", a.Query)}, nil
@@ -118,7 +124,7 @@ func (r *run) skillTools() []host.Tool {
 				Name string `json:"name"`
 			}
 			if err := json.Unmarshal(in, &a); err != nil {
-				return host.ErrorResult("skill_activate: " + err.Error()), nil
+				return failed("skill_activate", err)
 			}
 			sk, bad := r.skill(a.Name)
 			if bad != nil {
@@ -159,7 +165,7 @@ func (r *run) skillTools() []host.Tool {
 				Path  string `json:"path"`
 			}
 			if err := json.Unmarshal(in, &a); err != nil {
-				return host.ErrorResult("skill_read: " + err.Error()), nil
+				return failed("skill_read", err)
 			}
 			sk, bad := r.skill(a.Skill)
 			if bad != nil {
@@ -204,11 +210,11 @@ func (r *run) toolSearchTool() host.Tool {
 				Limit int    `json:"limit"`
 			}
 			if err := json.Unmarshal(in, &a); err != nil {
-				return host.ErrorResult("tool_search: " + err.Error()), nil
+				return failed("tool_search", err)
 			}
 			matches, err := r.reg.Search(a.Query, &host.SearchOptions{Limit: -1})
 			if err != nil {
-				return host.ErrorResult("tool_search: " + err.Error()), nil
+				return failed("tool_search", err)
 			}
 			limit := a.Limit
 			if limit <= 0 {
@@ -403,7 +409,7 @@ func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
 		return ToolResult{Content: fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, r.offered()), IsError: true}, nil
 	}
 	if err := CheckRequiredAgent(def, r.def.Name); err != nil {
-		return ToolResult{Content: err.Error(), IsError: true}, nil
+		return ToolResult{Content: err.Error(), IsError: true}, nil //nolint:nilerr // a refusal is the model's to see
 	}
 	if len(c.Input) == 0 {
 		c.Input = json.RawMessage(`{}`)
@@ -415,7 +421,7 @@ func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
 	res, err := r.reg.Call(ctx, c.Name, c.Input)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return ToolResult{Content: "cancelled: " + context.Cause(ctx).Error(), IsError: true}, nil
+		return ToolResult{Content: "cancelled: " + context.Cause(ctx).Error(), IsError: true}, nil //nolint:nilerr // the session ends on ctx itself
 	case err != nil:
 		return ToolResult{Content: "host error: " + err.Error(), IsError: true}, fmt.Errorf("%s: %w", c.Name, err)
 	}
