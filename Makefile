@@ -50,6 +50,28 @@ fuzz: ## Run each fuzz target for FUZZTIME (new crashers land in testdata/fuzz).
 clean: ## Remove build output.
 	rm -rf bin
 
+# Interpreters for source scripts, kept in the user cache dir (see
+# internal/interp). The Python build is pinned (Debian source version and
+# checksum in internal/interp/build-python.sh) and skipped when that
+# version is already installed.
+INTERPRETERS  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/skillrun/interpreters
+PY_DEB_VERSION := $(shell sed -n 's/^DEB_VERSION=.*:-\(.*\)}$$/\1/p' internal/interp/build-python.sh)
+
+.PHONY: python
+python: ## Build CPython for WASI from Debian's python3.11 source into the interpreters cache (unless there).
+	@if [ "$$(cat $(INTERPRETERS)/python-3.11/VERSION 2>/dev/null)" = "$(PY_DEB_VERSION)" ]; then \
+	  echo "python $(PY_DEB_VERSION) already in $(INTERPRETERS)"; \
+	else \
+	  $(GO) run ./cmd/skillrun interpreters install python --dir $(INTERPRETERS); \
+	fi
+
+.PHONY: js
+js: ## Build the JavaScript interpreter guest (goja, GOOS=wasip1) into the interpreters cache (unless current).
+	$(GO) run ./cmd/skillrun interpreters install js --dir $(INTERPRETERS)
+
+.PHONY: interpreters
+interpreters: python js ## Build or restore both interpreters.
+
 .PHONY: examples
 examples: ## Build the example skills' Wasm modules
 	$(GO) run ./cmd/skillrun build examples/csv-stats examples/word-count examples/todo-report examples/fetch-title examples/extism-upper examples/host-echo

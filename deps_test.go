@@ -28,6 +28,7 @@ var layers = map[string][]string{
 	"skills":          {"capabilities", "internal"},
 	"capabilities":    {"internal"},
 	"guest":           {"internal/abi"},
+	"guest/interp":    {"guest", "internal/abi"}, // interpreter guests (GOOS=wasip1 commands) use the SDK
 	"internal":        {"internal"},
 	"examples":        {"guest", "internal/abi"},
 	"":                {"*"}, // the root package (docs and this test)
@@ -36,9 +37,10 @@ var layers = map[string][]string{
 // forbidden lists imports (by prefix) a layer must never have, whatever
 // the layering allows.
 var forbidden = map[string][]string{
-	"*":       {"testing"}, // no production package imports testing
-	"guest":   {"net", "os/exec"},
-	"runtime": {"net/http"}, // HTTP for guests is a host function behind the net capability
+	"*":            {"testing"}, // no production package imports testing
+	"guest":        {"net", "os/exec"},
+	"guest/interp": {"net", "os/exec"},
+	"runtime":      {"net/http"}, // HTTP for guests is a host function behind the net capability
 }
 
 // wazeroOnly are dependencies only package runtime may import.
@@ -165,6 +167,9 @@ func TestDepsPolicy(t *testing.T) {
 		{"guest", module + "/skills", false},
 		{"skills", "testing", false},
 		{"cmd/skillrun", module + "/bench", true},
+		{"guest/interp/js", module + "/guest", true},
+		{"guest/interp/js", module + "/runtime", false},
+		{"guest/interp/js", "os/exec", false},
 		{"agent/providers", module + "/agent", true},
 		{"agent/providers", module + "/runtime", false},
 		{"agent", module + "/agent/providers", false},

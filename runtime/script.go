@@ -70,6 +70,9 @@ type ScriptRun struct {
 	// agent started, the depth given to [host.SkillIndex.RunScript] for a
 	// run started by another script's skill_run.
 	Depth int
+	// Interpreters finds the interpreter of a "source" script (source.go).
+	// Nil means [InstalledInterpreters] of the default folder.
+	Interpreters InterpreterFunc
 }
 
 // Declared returns a script of s and what it declares: the skill-level
@@ -105,9 +108,9 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 		return nil, err
 	}
 	label := s.Name + ":" + script
-	if sc.Kind != skills.KindWASI && sc.Kind != skills.KindExtism {
-		return nil, fmt.Errorf("%w: %s: scripts of kind %q cannot run yet; this skillrun runs kinds %q (module = ...) and %q (plugin = ...)",
-			ErrNotRunnable, label, sc.Kind, skills.KindWASI, skills.KindExtism)
+	if sc.Kind != skills.KindWASI && sc.Kind != skills.KindExtism && sc.Kind != skills.KindSource {
+		return nil, fmt.Errorf("%w: %s: scripts of kind %q cannot run; this skillrun runs kinds %q (module = ...), %q (plugin = ...) and %q (source = ...)",
+			ErrNotRunnable, label, sc.Kind, skills.KindWASI, skills.KindExtism, skills.KindSource)
 	}
 	skillDir := filepath.Dir(s.Location)
 	if fi, err := os.Stat(skillDir); err != nil || !fi.IsDir() {
@@ -117,6 +120,9 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 	mounts, err := mountsFor(eff, skillDir, sr.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	if sc.Kind == skills.KindSource {
+		return r.runSourceScript(ctx, s, script, sc, skillDir, mounts, eff, sr)
 	}
 	file := sc.Module
 	if sc.Kind == skills.KindExtism {

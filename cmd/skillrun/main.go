@@ -88,6 +88,7 @@ the capabilities an operator grants.`,
 		newRunCmd(),
 		newMCPCmd(),
 		newSessionCmd(),
+		newInterpretersCmd(),
 	)
 	return root
 }

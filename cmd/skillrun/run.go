@@ -201,6 +201,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		Logger:    guestLogger(stderr),
 		Tools:     coreTools(f.workspace, capabilities.Effective(declared, granted)),
 	}
+	sr.Interpreters = runInterpreters(stderr) // source scripts (interpreters.go)
 	if f.mcpConfig != "" {
 		bridge, err := startBridge(ctx, f.mcpConfig, stderr)
 		if err != nil {

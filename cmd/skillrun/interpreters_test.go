@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/skillrun/skillrun/internal/interp"
+)
+
+// TestInterpreterScripts runs testdata/interpreters/*.txtar: Python and
+// JavaScript scripts run by `skillrun run` under the interpreters in the
+// user cache dir (and wazero's compilation cache there, so the tens of
+// MB of interpreter compile once per machine). The JavaScript
+// interpreter is built from this tree if needed; CPython for WASI comes
+// from `make python`: without it the Python scripts skip, unless
+// REQUIRE_TOOLCHAINS=1 (CI), which makes that a failure.
+func TestInterpreterScripts(t *testing.T) {
+	dir, err := interp.DefaultDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := interp.EnsureJS(context.Background(), dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, pyErr := interp.Find(dir, interp.Python)
+	if pyErr != nil && os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+		t.Fatalf("CPython for WASI is required (REQUIRE_TOOLCHAINS=1): %v; run `make python`", pyErr)
+	}
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheBase := filepath.Dir(filepath.Dir(dir)) // <user cache dir>
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/interpreters",
+		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			if cond != "python" {
+				return false, nil
+			}
+			return pyErr == nil, nil
+		},
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EXAMPLES", examples)
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("XDG_CACHE_HOME", cacheBase)
+			env.Setenv("INTERPRETERS", dir)
+			return nil
+		},
+	})
+}

@@ -1,0 +1,601 @@
+// Command js is skillrun's JavaScript interpreter guest: a WASI preview1
+// command module (GOOS=wasip1) that runs a script with goja, a pure-Go
+// ECMAScript 5.1+ engine. skillrun runs it for scripts of kind "source"
+// whose file ends in .js, .cjs or .mjs:
+//
+//	js /skill/scripts/report.js [ARGS...]
+//
+// The script runs as a CommonJS module (module, exports, require,
+// __filename, __dirname) with a small Node-like surface:
+//
+//   - console.log/info/debug write to stdout, console.warn/error to stderr;
+//   - process.argv, process.env (only the granted variables), process.exit,
+//     process.exitCode, process.stdout.write, process.stderr.write,
+//     process.cwd();
+//   - require("fs"): readFileSync, writeFileSync, appendFileSync,
+//     readdirSync, existsSync, mkdirSync, statSync, unlinkSync, renameSync
+//     (and readFile/writeFile/readdir as synchronous aliases), over the
+//     WASI file system, which holds only the mounts the grant gives;
+//     contents are strings (UTF-8), "/dev/stdin" reads standard input;
+//   - require("path"): join, resolve, dirname, basename, extname, relative;
+//   - require("./x") loads a file of the skill; a bare name loads a
+//     vendored package from node_modules beside the script or in the skill;
+//   - fetch(url, {method, headers, body}) goes through skillrun's
+//     http_fetch host function, so only hosts the net grant names answer.
+//
+// Modules that need what the sandbox cannot give (child_process, net,
+// http, worker_threads, ...) fail at require with a message that says so.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/skillrun/skillrun/guest"
+)
+
+// unavailable are Node modules the sandbox cannot provide, with why.
+var unavailable = map[string]string{
+	"child_process":  "there are no subprocesses in the sandbox",
+	"cluster":        "there are no subprocesses in the sandbox",
+	"worker_threads": "there are no threads in the sandbox",
+	"net":            "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
+	"tls":            "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
+	"dgram":          "there are no sockets in the sandbox",
+	"dns":            "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
+	"http":           "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
+	"https":          "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
+	"http2":          "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
+	"os":             "the sandbox hides the host system",
+	"vm":             "it is not provided by skillrun's JavaScript interpreter",
+}
+
+// exitCode is a process.exit in flight: it unwinds the script.
+type exitCode int
+
+type interp struct {
+	vm      *goja.Runtime
+	stdout  *bufio.Writer
+	stderr  *bufio.Writer
+	modules map[string]*goja.Object // loaded CommonJS modules by path
+	stdin   []byte
+	stdinOK bool
+}
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	in := &interp{
+		vm:      goja.New(),
+		stdout:  bufio.NewWriter(stdout),
+		stderr:  bufio.NewWriter(stderr),
+		modules: map[string]*goja.Object{},
+	}
+	defer in.stdout.Flush()
+	defer in.stderr.Flush()
+	if len(args) < 2 {
+		fmt.Fprintln(in.stderr, "usage: js SCRIPT [ARGS...]")
+		return 2
+	}
+	in.vm.SetFieldNameMapper(goja.TagFieldNameMapper("json", true))
+	script := path.Clean(args[1])
+	if err := in.setup(args, stdin); err != nil {
+		fmt.Fprintln(in.stderr, "js:", err)
+		return 70
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(exitCode)
+			if !ok {
+				panic(r)
+			}
+			code = int(c)
+		}
+	}()
+	// Load the script through a JavaScript call, so errors thrown while
+	// loading (a Go panic of a JavaScript value) come back as errors.
+	load, _ := goja.AssertFunction(in.vm.ToValue(func() goja.Value { return in.require(script, "/") }))
+	if _, err := load(goja.Undefined()); err != nil {
+		return in.report(err)
+	}
+	return in.pendingExitCode()
+}
+
+// report prints an uncaught error the way node does and returns 1.
+func (in *interp) report(err error) int {
+	if c, ok := errors.AsType[*goja.InterruptedError](err); ok {
+		if e, ok := c.Value().(exitCode); ok {
+			return int(e)
+		}
+	}
+	if ex, ok := errors.AsType[*goja.Exception](err); ok {
+		if v, ok := ex.Value().Export().(exitCode); ok {
+			return int(v)
+		}
+		msg := ex.String()
+		if o, ok := ex.Value().(*goja.Object); ok {
+			if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
+				msg = st.String()
+			}
+		}
+		fmt.Fprintln(in.stderr, "Uncaught", strings.TrimSpace(msg))
+		return 1
+	}
+	fmt.Fprintln(in.stderr, "Uncaught", err)
+	return 1
+}
+
+func (in *interp) pendingExitCode() int {
+	p := in.vm.Get("process").ToObject(in.vm)
+	if v := p.Get("exitCode"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+		return int(v.ToInteger())
+	}
+	return 0
+}
+
+// throw raises a JavaScript Error with msg.
+func (in *interp) throw(format string, a ...any) {
+	panic(in.vm.NewGoError(fmt.Errorf(format, a...)))
+}
+
+func (in *interp) setup(args []string, stdin io.Reader) error {
+	vm := in.vm
+	console := vm.NewObject()
+	out := func(w *bufio.Writer) func(goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			parts := make([]string, len(c.Arguments))
+			for i, a := range c.Arguments {
+				parts[i] = in.format(a, i == 0)
+			}
+			w.WriteString(strings.Join(parts, " "))
+			w.WriteByte('\n')
+			return goja.Undefined()
+		}
+	}
+	for _, n := range []string{"log", "info", "debug"} {
+		console.Set(n, out(in.stdout))
+	}
+	for _, n := range []string{"error", "warn"} {
+		console.Set(n, out(in.stderr))
+	}
+	vm.Set("console", console)
+
+	process := vm.NewObject()
+	argv := append([]string{"js"}, args[1:]...)
+	process.Set("argv", argv)
+	env := vm.NewObject()
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env.Set(k, v)
+		}
+	}
+	process.Set("env", env)
+	process.Set("platform", "wasi")
+	process.Set("exit", func(c goja.FunctionCall) goja.Value {
+		code := in.pendingExitCode()
+		if len(c.Arguments) > 0 {
+			code = int(c.Argument(0).ToInteger())
+		}
+		in.stdout.Flush()
+		in.stderr.Flush()
+		panic(exitCode(code))
+	})
+	process.Set("cwd", func() string { return "/" })
+	stream := func(w *bufio.Writer) *goja.Object {
+		o := vm.NewObject()
+		o.Set("write", func(s string) bool { w.WriteString(s); return true })
+		return o
+	}
+	process.Set("stdout", stream(in.stdout))
+	process.Set("stderr", stream(in.stderr))
+	vm.Set("process", process)
+
+	in.stdinRead(stdin)
+	vm.Set("fetch", in.fetch)
+	return nil
+}
+
+// stdinRead keeps stdin to read lazily on first use of /dev/stdin.
+func (in *interp) stdinRead(r io.Reader) {
+	in.vm.Set("__stdin", func() string {
+		if !in.stdinOK {
+			in.stdin, _ = io.ReadAll(r)
+			in.stdinOK = true
+		}
+		return string(in.stdin)
+	})
+}
+
+// format renders a console argument: strings as they are, other values
+// as JSON where they have a JSON form.
+func (in *interp) format(v goja.Value, first bool) string {
+	if v == nil || goja.IsUndefined(v) {
+		return "undefined"
+	}
+	if goja.IsNull(v) {
+		return "null"
+	}
+	switch v.ExportType().Kind().String() {
+	case "string":
+		return v.String()
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if o.ClassName() == "Error" {
+			if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
+				return st.String()
+			}
+			return v.String()
+		}
+		if _, isFn := goja.AssertFunction(v); isFn {
+			return "[Function]"
+		}
+		stringify, _ := goja.AssertFunction(in.vm.Get("JSON").ToObject(in.vm).Get("stringify"))
+		if s, err := stringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(s) {
+			return s.String()
+		}
+	}
+	return v.String()
+}
+
+// require resolves name from the folder dir and returns module.exports.
+// It throws (panics with) a JavaScript error when the module cannot load.
+func (in *interp) require(name, dir string) goja.Value {
+	bare := strings.TrimPrefix(name, "node:")
+	switch bare {
+	case "fs", "fs/promises":
+		return in.fsModule()
+	case "path":
+		return in.pathModule()
+	case "process":
+		return in.vm.Get("process")
+	}
+	if why, ok := unavailable[bare]; ok {
+		in.throw("skillrun: require(%q) is not available: %s", name, why)
+	}
+	file, err := resolve(name, dir)
+	if err != nil {
+		panic(in.vm.NewGoError(err))
+	}
+	if m, ok := in.modules[file]; ok {
+		return m.Get("exports")
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		in.throw("cannot load %s: %v", file, err)
+	}
+	module := in.vm.NewObject()
+	exports := in.vm.NewObject()
+	module.Set("exports", exports)
+	in.modules[file] = module
+	code := string(src)
+	if strings.HasPrefix(code, "#!") {
+		code = "//" + code
+	}
+	if strings.HasSuffix(file, ".json") {
+		v, err := in.vm.RunString("(" + code + ")")
+		if err != nil {
+			panic(err)
+		}
+		module.Set("exports", v)
+		return v
+	}
+	fnv, err := in.vm.RunScript(file, "(function (exports, require, module, __filename, __dirname) {"+code+"\n})")
+	if err != nil {
+		if strings.Contains(err.Error(), "Unexpected reserved word") || strings.Contains(err.Error(), "import") {
+			in.throw("%v (skillrun's JavaScript interpreter runs CommonJS: use require() instead of import/export)", err)
+		}
+		panic(err)
+	}
+	fn, _ := goja.AssertFunction(fnv)
+	fdir := path.Dir(file)
+	req := func(name string) goja.Value { return in.require(name, fdir) }
+	if _, err := fn(goja.Undefined(), exports, in.vm.ToValue(req), module, in.vm.ToValue(file), in.vm.ToValue(fdir)); err != nil {
+		panic(err)
+	}
+	return module.Get("exports")
+}
+
+// resolve finds the file for a require of name from dir, as Node does
+// for files: as given, with .js or .json, or as a folder's index.js or
+// package.json "main"; bare names in node_modules folders up from dir.
+func resolve(name, dir string) (string, error) {
+	if strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") || strings.HasPrefix(name, "/") {
+		p := name
+		if !path.IsAbs(p) {
+			p = path.Join(dir, name)
+		}
+		if f, ok := resolveFile(p); ok {
+			return f, nil
+		}
+		return "", fmt.Errorf("cannot find module %q (from %s)", name, dir)
+	}
+	for d := dir; ; d = path.Dir(d) {
+		if f, ok := resolveFile(path.Join(d, "node_modules", name)); ok {
+			return f, nil
+		}
+		if d == "/" {
+			break
+		}
+	}
+	for _, d := range []string{"/skill/node_modules", "/skill/lib"} {
+		if f, ok := resolveFile(path.Join(d, name)); ok {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("cannot find module %q: skillrun's JavaScript interpreter provides fs, path and process; other packages must be vendored as plain JavaScript under the skill's node_modules/ or lib/ (compiled addons cannot load in the sandbox)", name)
+}
+
+func resolveFile(p string) (string, bool) {
+	isFile := func(f string) bool {
+		fi, err := os.Stat(f)
+		return err == nil && fi.Mode().IsRegular()
+	}
+	for _, f := range []string{p, p + ".js", p + ".cjs", p + ".json"} {
+		if isFile(f) {
+			return f, true
+		}
+	}
+	if b, err := os.ReadFile(path.Join(p, "package.json")); err == nil {
+		var pkg struct {
+			Main string `json:"main"`
+		}
+		if json.Unmarshal(b, &pkg) == nil && pkg.Main != "" {
+			if f, ok := resolveFile(path.Join(p, pkg.Main)); ok {
+				return f, true
+			}
+		}
+	}
+	if f := path.Join(p, "index.js"); isFile(f) {
+		return f, true
+	}
+	return "", false
+}
+
+func (in *interp) pathModule() goja.Value {
+	o := in.vm.NewObject()
+	o.Set("sep", "/")
+	o.Set("join", func(parts ...string) string { return path.Join(parts...) })
+	o.Set("resolve", func(parts ...string) string {
+		p := "/"
+		for _, s := range parts {
+			if path.IsAbs(s) {
+				p = s
+			} else {
+				p = path.Join(p, s)
+			}
+		}
+		return path.Clean(p)
+	})
+	o.Set("dirname", path.Dir)
+	o.Set("basename", func(p string, ext ...string) string {
+		b := path.Base(p)
+		if len(ext) > 0 {
+			b = strings.TrimSuffix(b, ext[0])
+		}
+		return b
+	})
+	o.Set("extname", path.Ext)
+	o.Set("isAbsolute", path.IsAbs)
+	o.Set("normalize", path.Clean)
+	o.Set("relative", func(from, to string) string {
+		f := strings.Split(strings.Trim(path.Clean(from), "/"), "/")
+		t := strings.Split(strings.Trim(path.Clean(to), "/"), "/")
+		i := 0
+		for i < len(f) && i < len(t) && f[i] == t[i] && f[i] != "" {
+			i++
+		}
+		var up []string
+		for range f[i:] {
+			if f[0] != "" {
+				up = append(up, "..")
+			}
+		}
+		return path.Join(append(up, t[i:]...)...)
+	})
+	return o
+}
+
+// fsPath makes a script's path absolute ("/" is the working folder).
+func fsPath(p string) string {
+	if !path.IsAbs(p) {
+		p = path.Join("/", p)
+	}
+	return path.Clean(p)
+}
+
+// fsError turns a Go file error into a Node-like Error with code.
+func (in *interp) fsError(op, p string, err error) {
+	code := "EIO"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		code = "ENOENT"
+	case errors.Is(err, fs.ErrPermission):
+		code = "EACCES"
+	case errors.Is(err, fs.ErrExist):
+		code = "EEXIST"
+	case strings.Contains(err.Error(), "read-only file system"):
+		code = "EROFS"
+	}
+	hint := ""
+	if code == "ENOENT" || code == "EACCES" || code == "EROFS" {
+		hint = " (the sandbox shows only the folders the grant mounts: /skill read-only and /workspace as granted)"
+	}
+	e := in.vm.NewGoError(fmt.Errorf("%s: %s, %s '%s'%s", code, strings.TrimPrefix(unwrapMsg(err), "open "), op, p, hint))
+	e.Set("code", code)
+	e.Set("path", p)
+	panic(e)
+}
+
+func unwrapMsg(err error) string {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func (in *interp) fsModule() goja.Value {
+	o := in.vm.NewObject()
+	readFile := func(p string) string {
+		if p == "/dev/stdin" || p == "0" {
+			s, _ := goja.AssertFunction(in.vm.Get("__stdin"))
+			v, _ := s(goja.Undefined())
+			return v.String()
+		}
+		b, err := os.ReadFile(fsPath(p))
+		if err != nil {
+			in.fsError("open", p, err)
+		}
+		return string(b)
+	}
+	writeFile := func(flag int) func(p string, data goja.Value) {
+		return func(p string, data goja.Value) {
+			f, err := os.OpenFile(fsPath(p), os.O_WRONLY|os.O_CREATE|flag, 0o644)
+			if err != nil {
+				in.fsError("open", p, err)
+			}
+			if _, err := f.WriteString(data.String()); err != nil {
+				f.Close()
+				in.fsError("write", p, err)
+			}
+			if err := f.Close(); err != nil {
+				in.fsError("close", p, err)
+			}
+		}
+	}
+	readdir := func(p string) []string {
+		ents, err := os.ReadDir(fsPath(p))
+		if err != nil {
+			in.fsError("scandir", p, err)
+		}
+		names := make([]string, len(ents))
+		for i, e := range ents {
+			names[i] = e.Name()
+		}
+		sort.Strings(names)
+		return names
+	}
+	exists := func(p string) bool {
+		_, err := os.Stat(fsPath(p))
+		return err == nil
+	}
+	mkdir := func(p string, opts map[string]any) {
+		var err error
+		if r, _ := opts["recursive"].(bool); r {
+			err = os.MkdirAll(fsPath(p), 0o755)
+		} else {
+			err = os.Mkdir(fsPath(p), 0o755)
+		}
+		if err != nil {
+			in.fsError("mkdir", p, err)
+		}
+	}
+	stat := func(p string) *goja.Object {
+		fi, err := os.Stat(fsPath(p))
+		if err != nil {
+			in.fsError("stat", p, err)
+		}
+		s := in.vm.NewObject()
+		s.Set("size", fi.Size())
+		s.Set("mtimeMs", fi.ModTime().UnixMilli())
+		s.Set("isFile", func() bool { return fi.Mode().IsRegular() })
+		s.Set("isDirectory", func() bool { return fi.IsDir() })
+		return s
+	}
+	unlink := func(p string) {
+		if err := os.Remove(fsPath(p)); err != nil {
+			in.fsError("unlink", p, err)
+		}
+	}
+	rename := func(from, to string) {
+		if err := os.Rename(fsPath(from), fsPath(to)); err != nil {
+			in.fsError("rename", from, err)
+		}
+	}
+	for name, fn := range map[string]any{
+		"readFileSync": readFile, "readFile": readFile,
+		"writeFileSync": writeFile(os.O_TRUNC), "writeFile": writeFile(os.O_TRUNC),
+		"appendFileSync": writeFile(os.O_APPEND), "appendFile": writeFile(os.O_APPEND),
+		"readdirSync": readdir, "readdir": readdir,
+		"existsSync": exists,
+		"mkdirSync":  mkdir, "mkdir": mkdir,
+		"statSync": stat, "stat": stat,
+		"unlinkSync": unlink, "unlink": unlink,
+		"renameSync": rename, "rename": rename,
+	} {
+		o.Set(name, fn)
+	}
+	return o
+}
+
+// fetch is a synchronous fetch() returning a settled Promise, through the
+// http_fetch host function.
+func (in *interp) fetch(c goja.FunctionCall) goja.Value {
+	vm := in.vm
+	req := &guest.FetchRequest{URL: c.Argument(0).String(), Method: "GET"}
+	if opts, ok := c.Argument(1).(*goja.Object); ok {
+		if m := opts.Get("method"); m != nil && !goja.IsUndefined(m) {
+			req.Method = strings.ToUpper(m.String())
+		}
+		if h, ok := opts.Get("headers").(*goja.Object); ok {
+			req.Headers = map[string]string{}
+			for _, k := range h.Keys() {
+				req.Headers[k] = h.Get(k).String()
+			}
+		}
+		if b := opts.Get("body"); b != nil && !goja.IsUndefined(b) && !goja.IsNull(b) {
+			req.Body = []byte(b.String())
+		}
+	}
+	p, resolveP, reject := vm.NewPromise()
+	res, err := guest.Fetch(req)
+	if err != nil {
+		reject(vm.NewGoError(fmt.Errorf("fetch %s: %w", req.URL, err)))
+		return vm.ToValue(p)
+	}
+	body := string(res.Body)
+	r := vm.NewObject()
+	r.Set("status", res.Status)
+	r.Set("ok", res.Status >= 200 && res.Status < 300)
+	r.Set("url", req.URL)
+	headers := vm.NewObject()
+	lower := map[string]string{}
+	for k, v := range res.Headers {
+		lower[strings.ToLower(k)] = v
+	}
+	headers.Set("get", func(k string) goja.Value {
+		if v, ok := lower[strings.ToLower(k)]; ok {
+			return vm.ToValue(v)
+		}
+		return goja.Null()
+	})
+	r.Set("headers", headers)
+	settled := func(v goja.Value, err error) goja.Value {
+		q, res, rej := vm.NewPromise()
+		if err != nil {
+			rej(vm.NewGoError(err))
+		} else {
+			res(v)
+		}
+		return vm.ToValue(q)
+	}
+	r.Set("text", func() goja.Value { return settled(vm.ToValue(body), nil) })
+	r.Set("json", func() goja.Value {
+		parse, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("parse"))
+		v, err := parse(goja.Undefined(), vm.ToValue(body))
+		return settled(v, err)
+	})
+	resolveP(r)
+	return vm.ToValue(p)
+}

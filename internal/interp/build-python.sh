@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Builds CPython for WASI preview1 (python.wasm plus its standard library)
+# from Debian's own python3.11 source package, with Debian's clang, lld,
+# wasi-libc and libclang-rt-14-dev-wasm32, and installs it where skillrun
+# looks for interpreters:
+#
+#   $OUT/python.wasm      the interpreter (a WASI command module)
+#   $OUT/lib/python3.11/  the pure-Python standard library, mounted
+#                         read-only in the guest at /usr/local/lib/python3.11
+#   $OUT/VERSION          the Debian source version it was built from
+#
+# Usage: internal/interp/build-python.sh OUT   (or: make python)
+#
+# The source is fetched with apt-get source through a private APT
+# configuration under the work folder (its own sources list with a deb-src
+# entry, lists and cache); the system's APT configuration is not touched.
+# The upstream tarball is checked against ORIG_SHA256 below; apt itself
+# checks every file against the signed Sources index.
+set -euo pipefail
+
+DEB_VERSION=${DEB_VERSION:-3.11.2-6+deb12u8}
+ORIG_SHA256=${ORIG_SHA256:-2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SECURITY=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+out=${1:?usage: build-python.sh OUT}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+
+need=()
+command -v clang >/dev/null || need+=(clang)
+command -v wasm-ld >/dev/null || need+=(lld)
+[ -e /usr/lib/wasm32-wasi/libc.a ] || need+=(wasi-libc)
+command -v dpkg-source >/dev/null || need+=(dpkg-dev)
+# The build runs a Python of the same series at build time; Debian's own
+# first (a pyenv shim earlier in PATH may be another patch release).
+build_python=${BUILD_PYTHON:-$(command -v /usr/bin/python3.11 || command -v python3.11 || true)}
+[ -n "$build_python" ] || need+=(python3.11)
+command -v xz >/dev/null || need+=(xz-utils)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "build-python.sh: missing ${need[*]}; install the Debian packages: clang lld wasi-libc libclang-rt-14-dev-wasm32 dpkg-dev python3.11 xz-utils" >&2
+  exit 1
+fi
+
+# A private APT configuration: only deb-src lines, own lists and cache.
+apt="$work/apt"
+mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d" "$apt/preferences.d"
+cat >"$apt/sources.list" <<SRC
+deb-src [signed-by=$KEYRING] $MIRROR bookworm main
+deb-src [signed-by=$KEYRING] $MIRROR bookworm-updates main
+deb-src [signed-by=$KEYRING] $SECURITY bookworm-security main
+SRC
+aptopts=(
+  -o "Dir::Etc::sourcelist=$apt/sources.list"
+  -o "Dir::Etc::sourceparts=$apt/sources.list.d"
+  -o "Dir::Etc::preferencesparts=$apt/preferences.d"
+  -o "Dir::State::Lists=$apt/lists"
+  -o "Dir::Cache=$apt/cache"
+  -o "APT::Sandbox::User=$(id -un)"
+  -o "Debug::NoLocking=1"
+)
+
+src="$work/src"
+if [ ! -f "$src/configure" ]; then
+  echo "== apt-get source python3.11=$DEB_VERSION (private APT config in $apt)"
+  apt-get "${aptopts[@]}" update -qq >/dev/null
+  dl="$work/dl"
+  mkdir -p "$dl"
+  (cd "$dl" && apt-get "${aptopts[@]}" source --download-only -qq "python3.11=$DEB_VERSION")
+  orig=$(ls "$dl"/python3.11_*.orig.tar.*)
+  got=$(sha256sum "$orig" | cut -d' ' -f1)
+  if [ "$got" != "$ORIG_SHA256" ]; then
+    echo "build-python.sh: $orig has sha256 $got, want $ORIG_SHA256" >&2
+    exit 1
+  fi
+  rm -rf "$src"
+  dpkg-source --no-check -x "$dl"/python3.11_*.dsc "$src" >/dev/null
+fi
+
+echo "== configure (wasm32-wasi, clang $(clang -dumpversion))"
+bld="$work/build"
+mkdir -p "$bld"
+cd "$bld"
+if [ ! -f Makefile ]; then
+  CONFIG_SITE="$src/Tools/wasm/config.site-wasm32-wasi" \
+  CC="clang --target=wasm32-wasi" CPP="clang --target=wasm32-wasi -E" \
+  AR=llvm-ar-14 RANLIB=llvm-ranlib-14 \
+  LDFLAGS="-Wl,--strip-debug" PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= \
+  ac_cv_header_zlib_h=no ac_cv_header_lzma_h=no ac_cv_header_bzlib_h=no \
+  ac_cv_header_uuid_h=no ac_cv_header_uuid_uuid_h=no ac_cv_header_sqlite3_h=no \
+  ac_cv_header_ffi_h=no ac_cv_header_gdbm_h=no ac_cv_header_readline_readline_h=no \
+    "$src/configure" -C \
+      --host=wasm32-unknown-wasi --build="$("$src/config.guess")" \
+      --with-build-python="$build_python" \
+      --disable-ipv6 --disable-test-modules --without-ensurepip \
+      --prefix=/usr/local >configure.log 2>&1 || { tail -40 configure.log >&2; exit 1; }
+fi
+echo "== make -j$jobs"
+make -j"$jobs" python.wasm >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
+
+echo "== install into $out"
+tmp="$out.tmp"
+rm -rf "$tmp"
+mkdir -p "$tmp/lib"
+cp python.wasm "$tmp/python.wasm"
+cp -r "$src/Lib" "$tmp/lib/python3.11"
+# The build-time sysconfig data the guest imports at startup.
+cp build/lib.wasi-wasm32-3.11/_sysconfigdata__wasi_wasm32-wasi.py "$tmp/lib/python3.11/" 2>/dev/null || true
+find "$tmp/lib/python3.11" -depth \( -name __pycache__ -o -name test -o -name tests -o -name idlelib -o -name tkinter -o -name turtledemo -o -name ensurepip \) -type d -exec rm -rf {} +
+echo "$DEB_VERSION" >"$tmp/VERSION"
+rm -rf "$out"
+mv "$tmp" "$out"
+echo "== done: $out/python.wasm ($(du -h "$out/python.wasm" | cut -f1))"

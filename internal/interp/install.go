@@ -1,0 +1,259 @@
+package interp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"sort"
+	"strings"
+)
+
+// BuildOptions configures [BuildPython] and [EnsureJS].
+type BuildOptions struct {
+	// Progress receives the build's progress lines (nil: discarded).
+	Progress io.Writer
+	// Work is the folder the Python build works in (its apt files, source
+	// and objects); "" means a temporary folder removed afterwards.
+	Work string
+	// Source is the root of a skillrun source tree to build the JavaScript
+	// guest from; "" means the tree this program was built from, when it
+	// is still there.
+	Source string
+}
+
+func (o *BuildOptions) progress() io.Writer {
+	if o == nil || o.Progress == nil {
+		return io.Discard
+	}
+	return o.Progress
+}
+
+// InstallPythonFrom installs a prebuilt CPython for WASI into dir: from
+// is a folder holding python.wasm and lib/python3.11/ (the layout
+// [BuildPython] and `make python` produce). The files are copied.
+func InstallPythonFrom(dir, from string) (*Interpreter, error) {
+	stdlib := filepath.Join(from, "lib", "python"+PythonVersion)
+	if err := hasFiles(filepath.Join(from, "python.wasm"), filepath.Join(stdlib, "os.py")); err != nil {
+		return nil, fmt.Errorf("%s is not a CPython %s for WASI: %v (want python.wasm and lib/python%s/ with the standard library)", from, PythonVersion, err, PythonVersion)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(dir, ".install-python-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyFile(filepath.Join(from, "python.wasm"), filepath.Join(tmp, "python.wasm")); err != nil {
+		return nil, err
+	}
+	if err := os.CopyFS(filepath.Join(tmp, "lib", "python"+PythonVersion), os.DirFS(stdlib)); err != nil {
+		return nil, fmt.Errorf("copying the standard library from %s: %w", stdlib, err)
+	}
+	version := "prebuilt (" + from + ")"
+	if b, err := os.ReadFile(filepath.Join(from, "VERSION")); err == nil {
+		version = strings.TrimSpace(string(b))
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if err := replaceDir(tmp, pythonDir(dir)); err != nil {
+		return nil, err
+	}
+	return Find(dir, Python)
+}
+
+// BuildPython builds CPython for WASI from Debian's python3.11 source
+// package (the embedded build-python.sh: apt-get source through a private
+// APT configuration, a pinned version and checksum, Debian's clang, lld,
+// wasi-libc and libclang-rt-14-dev-wasm32) and installs it into dir.
+func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter, error) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		return nil, errors.New("building Python needs bash")
+	}
+	work := ""
+	if o != nil {
+		work = o.Work
+	}
+	if work == "" {
+		t, err := os.MkdirTemp("", "skillrun-python-build-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(t)
+		work = t
+	}
+	script := filepath.Join(work, "build-python.sh")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(script, buildPythonScript, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out, err := os.MkdirTemp(dir, ".build-python-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(out)
+	cmd := exec.CommandContext(ctx, "bash", script, filepath.Join(out, "python"))
+	cmd.Env = append(os.Environ(), "WORK="+filepath.Join(work, "w"))
+	cmd.Stdout = o.progress()
+	var stderr strings.Builder
+	cmd.Stderr = io.MultiWriter(o.progress(), &stderr)
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("building Python for WASI: %w: %s", err, lastLines(stderr.String(), 5))
+	}
+	if err := replaceDir(filepath.Join(out, "python"), pythonDir(dir)); err != nil {
+		return nil, err
+	}
+	return Find(dir, Python)
+}
+
+// EnsureJS returns the JavaScript interpreter in dir, building it first
+// (with the go command, GOOS=wasip1) when it is missing or was built from
+// other source than the tree at hand. Without a source tree, an installed
+// interpreter is used as it is.
+func EnsureJS(ctx context.Context, dir string, o *BuildOptions) (*Interpreter, error) {
+	src := ""
+	if o != nil {
+		src = o.Source
+	}
+	if src == "" {
+		src = sourceRoot()
+	}
+	installed, findErr := Find(dir, JS)
+	if src == "" {
+		if findErr != nil {
+			return nil, fmt.Errorf("%w; building it needs a skillrun source tree (skillrun interpreters install js --source DIR)", findErr)
+		}
+		return installed, nil
+	}
+	hash, err := jsSourceHash(src)
+	if err != nil {
+		return nil, fmt.Errorf("JavaScript interpreter source in %s: %w", src, err)
+	}
+	version := "source " + hash
+	if findErr == nil && installed.Version == version {
+		return installed, nil
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return nil, fmt.Errorf("building the JavaScript interpreter needs the go command, which is not in PATH: %w", err)
+	}
+	fmt.Fprintf(o.progress(), "skillrun: building the JavaScript interpreter (GOOS=wasip1) from %s\n", src)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(dir, ".build-js-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "js.wasm"), "./guest/interp/js")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the JavaScript interpreter in %s: %w\n%s", src, err, out)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if err := replaceDir(tmp, jsDir(dir)); err != nil {
+		return nil, err
+	}
+	return Find(dir, JS)
+}
+
+// sourceRoot is the skillrun source tree this package was compiled from,
+// if it is still on disk ("" otherwise, for example under -trimpath).
+func sourceRoot() string {
+	_, file, _, ok := goruntime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "guest", "interp", "js", "main.go")); err != nil {
+		return ""
+	}
+	return root
+}
+
+// jsSourceHash hashes what the JavaScript guest is built from: its own
+// package, the guest SDK and ABI it imports, and the module's go.mod and
+// go.sum.
+func jsSourceHash(root string) (string, error) {
+	var files []string
+	for _, d := range []string{"guest/interp/js", "guest", "internal/abi"} {
+		ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
+		if err != nil {
+			return "", err
+		}
+		for _, e := range ents {
+			if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+				files = append(files, filepath.Join(root, filepath.FromSlash(d), n))
+			}
+		}
+	}
+	files = append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"))
+	sort.Strings(files)
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(root, f)
+		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// replaceDir moves the folder from into place at to, replacing what was
+// there.
+func replaceDir(from, to string) error {
+	old := to + ".old"
+	_ = os.RemoveAll(old)
+	if err := os.Rename(to, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,203 @@
+// Package interp finds, installs and builds the interpreter modules that
+// run skillrun's "source" scripts: CPython built for WASI preview1 (with
+// its standard library) for .py files, and skillrun's goja-based
+// JavaScript guest (guest/interp/js) for .js files.
+//
+// Interpreters live in a folder of the user cache dir, one sub-folder per
+// interpreter:
+//
+//	<dir>/python-3.11/python.wasm        the interpreter
+//	<dir>/python-3.11/lib/python3.11/    its standard library
+//	<dir>/python-3.11/VERSION            what it was built from
+//	<dir>/js/js.wasm                     the JavaScript guest
+//	<dir>/js/VERSION                     the hash of the source it was built from
+//
+// The functions here are safe for concurrent use by one process; two
+// processes installing the same interpreter at once each build it, and
+// the last to finish wins (every install is a rename into place).
+package interp
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Languages of source scripts.
+const (
+	Python = "python"
+	JS     = "js"
+)
+
+// PythonVersion is the CPython series skillrun builds and expects.
+const PythonVersion = "3.11"
+
+// PythonHome is where the guest sees Python's prefix: the standard library
+// is mounted read-only at PythonHome/lib/python3.11.
+const PythonHome = "/usr/local"
+
+// ErrNotInstalled matches the error of [Find] when an interpreter is not
+// in the folder.
+var ErrNotInstalled = errors.New("interpreter not installed")
+
+//go:embed sitecustomize.py
+var sitecustomize []byte
+
+//go:embed build-python.sh
+var buildPythonScript []byte
+
+// A Mount is a host folder the interpreter sees read-only at GuestPath.
+type Mount struct {
+	HostDir, GuestPath string
+}
+
+// An Interpreter is an installed interpreter module and how to run it.
+type Interpreter struct {
+	// Language is Python or JS.
+	Language string
+	// Version says what it was built from (a Debian source version, or
+	// "source <hash>" for the JavaScript guest).
+	Version string
+	// Dir is its folder; Module is the path of its .wasm file.
+	Dir, Module string
+	// Mounts are read-only folders it needs besides the script's own
+	// mounts (Python's standard library).
+	Mounts []Mount
+	// Env is the guest environment it needs ("KEY=VALUE"), set inside the
+	// guest only.
+	Env []string
+	// Args come before the script's path on the command line.
+	Args []string
+}
+
+// Language returns the language of a source script by its file name:
+// Python for .py, JS for .js, .cjs and .mjs.
+func Language(file string) (string, bool) {
+	switch strings.ToLower(path.Ext(file)) {
+	case ".py":
+		return Python, true
+	case ".js", ".cjs", ".mjs":
+		return JS, true
+	}
+	return "", false
+}
+
+// DefaultDir is <os.UserCacheDir()>/skillrun/interpreters.
+func DefaultDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory for interpreters: %w", err)
+	}
+	return filepath.Join(base, "skillrun", "interpreters"), nil
+}
+
+func pythonDir(dir string) string { return filepath.Join(dir, "python-"+PythonVersion) }
+func jsDir(dir string) string     { return filepath.Join(dir, JS) }
+
+// InstallHint says how to install an interpreter of language.
+func InstallHint(language string) string {
+	return "install it with `skillrun interpreters install " + language + "`"
+}
+
+// Find returns the installed interpreter of language in dir, or an error
+// matching [ErrNotInstalled] that says how to install it.
+func Find(dir, language string) (*Interpreter, error) {
+	switch language {
+	case Python:
+		d := pythonDir(dir)
+		stdlib := filepath.Join(d, "lib", "python"+PythonVersion)
+		if err := hasFiles(filepath.Join(d, "python.wasm"), filepath.Join(stdlib, "os.py")); err != nil {
+			return nil, fmt.Errorf("%w: Python %s is not in %s (%v); %s", ErrNotInstalled, PythonVersion, d, err, InstallHint(Python))
+		}
+		if err := ensureFile(filepath.Join(stdlib, "sitecustomize.py"), sitecustomize); err != nil {
+			return nil, fmt.Errorf("python interpreter in %s: %w", d, err)
+		}
+		return &Interpreter{
+			Language: Python,
+			Version:  readVersion(d),
+			Dir:      d,
+			Module:   filepath.Join(d, "python.wasm"),
+			Mounts:   []Mount{{HostDir: stdlib, GuestPath: PythonHome + "/lib/python" + PythonVersion}},
+			Env: []string{
+				"PYTHONHOME=" + PythonHome,
+				"PYTHONDONTWRITEBYTECODE=1",
+				"PYTHONUTF8=1",
+				"PYTHONNOUSERSITE=1",
+			},
+		}, nil
+	case JS:
+		d := jsDir(dir)
+		if err := hasFiles(filepath.Join(d, "js.wasm")); err != nil {
+			return nil, fmt.Errorf("%w: the JavaScript interpreter is not in %s (%v); %s", ErrNotInstalled, d, err, InstallHint(JS))
+		}
+		return &Interpreter{Language: JS, Version: readVersion(d), Dir: d, Module: filepath.Join(d, "js.wasm")}, nil
+	}
+	return nil, fmt.Errorf("no interpreter for language %q (skillrun has %s and %s)", language, Python, JS)
+}
+
+// List returns the interpreters installed in dir, sorted by language.
+func List(dir string) []*Interpreter {
+	var list []*Interpreter
+	for _, l := range []string{JS, Python} {
+		if in, err := Find(dir, l); err == nil {
+			list = append(list, in)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Language < list[j].Language })
+	return list
+}
+
+func hasFiles(files ...string) error {
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("no %s", filepath.Base(f))
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func readVersion(d string) string {
+	b, err := os.ReadFile(filepath.Join(d, "VERSION"))
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// ensureFile writes data to name unless it already holds exactly data.
+func ensureFile(name string, data []byte) error {
+	if old, err := os.ReadFile(name); err == nil && string(old) == string(data) {
+		return nil
+	}
+	return writeAtomic(name, data)
+}
+
+func writeAtomic(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name))
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

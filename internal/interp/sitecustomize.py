@@ -1,0 +1,151 @@
+# skillrun's sitecustomize, imported by CPython at startup inside the
+# sandbox. Scripts run as WebAssembly (WASI preview1): there are no
+# subprocesses, no sockets and no compiled extension modules. Anything that
+# needs them fails here, loudly, with a message that names the import or
+# call and says why -- never a silent wrong result.
+import sys
+
+_WHY = "skillrun runs Python scripts in a WebAssembly sandbox"
+
+# Well-known packages that are (or need) compiled extension modules.
+_COMPILED = {
+    "numpy", "pandas", "scipy", "matplotlib", "PIL", "lxml", "cryptography",
+    "torch", "tensorflow", "sklearn", "psycopg2", "yaml._yaml", "_cffi_backend",
+    "pydantic_core", "orjson", "ujson", "regex", "markupsafe._speedups",
+    "grpc", "cv2", "h5py", "pyarrow", "polars", "tiktoken", "_ssl", "_ctypes",
+    "_sqlite3", "_hashlib", "_multiprocessing", "_posixsubprocess", "readline",
+}
+
+
+def _note(msg):
+    try:
+        sys.stderr.write("skillrun: " + msg + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+class _Unavailable:
+    """A last meta path finder: a module no other finder found gets an
+    error that says what the sandbox can import."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        top = name.split(".")[0]
+        if name in _COMPILED or top in _COMPILED:
+            msg = ("No module named %r: it is (or needs) a compiled extension module, and %s where "
+                   "only pure-Python code can load (the standard library and packages the skill "
+                   "vendors under lib/)" % (name, _WHY))
+        elif path is None:
+            msg = ("No module named %r: %s with the standard library and the pure-Python packages the "
+                   "skill vendors under lib/ on the import path; vendor %r there if it is pure Python"
+                   % (name, _WHY, top))
+        else:
+            return None
+        # No note on stderr here: the standard library itself tries
+        # optional modules (zlib, _bz2, ...) and carries on without them.
+        # Uncaught, the message below ends the traceback.
+        raise ModuleNotFoundError(msg, name=name)
+
+
+sys.meta_path.append(_Unavailable)
+
+
+def _refuse(what, why):
+    def refuse(*args, **kwargs):
+        call = what
+        if args:
+            call += "(" + ", ".join(repr(a) for a in args[:2]) + (", ..." if len(args) > 2 else "") + ")"
+        msg = "%s is not available: %s, which has %s" % (call, _WHY, why)
+        _note(msg)
+        raise PermissionError(msg)
+    return refuse
+
+
+_NOPROC = "no subprocesses"
+_NOSOCK = "no sockets (no network for Python scripts)"
+
+import os as _os
+
+_PROC_CALLS = ("system", "popen", "fork", "forkpty", "execv", "execve", "execvp", "execvpe",
+               "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe",
+               "posix_spawn", "posix_spawnp", "kill", "killpg", "register_at_fork")
+
+# Calls that exist in this build but cannot work: refuse them by name.
+for _name in _PROC_CALLS:
+    if _name != "register_at_fork" and hasattr(_os, _name):
+        setattr(_os, _name, _refuse("os." + _name, _NOPROC))
+
+
+def _os_getattr(name):
+    # Calls this build lacks stay missing (hasattr(os, "fork") is False,
+    # as code that checks for it expects), with a message that says why.
+    if name in _PROC_CALLS:
+        raise AttributeError("module 'os' has no attribute %r: %s, which has %s" % (name, _WHY, _NOPROC))
+    raise AttributeError("module 'os' has no attribute %r" % name)
+
+
+_os.__getattr__ = _os_getattr
+
+
+def _patch(mod):
+    name = mod.__name__
+    if name == "subprocess":
+        for attr in ("Popen", "run", "call", "check_call", "check_output", "getoutput", "getstatusoutput"):
+            setattr(mod, attr, _refuse("subprocess." + attr, _NOPROC))
+    elif name == "socket":
+        refuse = _refuse("socket.socket", _NOSOCK)
+
+        class socket(mod.socket):
+            # A class still (code subclasses socket.socket), that cannot
+            # be made.
+            __slots__ = ()
+
+            def __init__(self, *args, **kwargs):
+                refuse(*args)
+
+        socket.__module__ = "socket"
+        mod.socket = mod.SocketType = socket
+        for attr in ("create_connection", "create_server", "socketpair", "fromfd",
+                     "getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr"):
+            setattr(mod, attr, _refuse("socket." + attr, _NOSOCK))
+    elif name == "multiprocessing":
+        for attr in ("Process", "Pool", "Manager"):
+            setattr(mod, attr, _refuse("multiprocessing." + attr, _NOPROC))
+
+
+class _PatchingLoader:
+    """Runs the real loader, then replaces the calls that cannot work."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        _patch(module)
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+
+class _LazyPatch:
+    """Patches subprocess, socket and multiprocessing when (and if) a
+    script imports them, so startup stays fast."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name not in ("subprocess", "socket", "multiprocessing"):
+            return None
+        import importlib.machinery
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return None
+        spec.loader = _PatchingLoader(spec.loader)
+        return spec
+
+
+sys.meta_path.insert(0, _LazyPatch)
+del _name

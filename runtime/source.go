@@ -1,0 +1,235 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// A SourceInterpreter is a WASI command module that runs script files of
+// one language (kind "source" scripts): CPython for .py, skillrun's
+// JavaScript guest for .js.
+type SourceInterpreter struct {
+	// Language is "python" or "js".
+	Language string
+	// Module is the path of the interpreter's .wasm file on the host.
+	Module string
+	// Mounts are read-only folders the interpreter needs besides the
+	// script's mounts, such as Python's standard library.
+	Mounts []Mount
+	// Env is set inside the guest only ("KEY=VALUE"), after the granted
+	// variables, which cannot override it.
+	Env []string
+	// Args come before the script's guest path.
+	Args []string
+}
+
+// An InterpreterFunc returns the interpreter for a language ("python",
+// "js"). An error that wraps [ErrNotRunnable] should say how to install
+// the interpreter.
+type InterpreterFunc func(ctx context.Context, language string) (*SourceInterpreter, error)
+
+// InstalledInterpreters returns an InterpreterFunc that finds interpreters
+// installed in dir (as `skillrun interpreters install` leaves them); ""
+// means <os.UserCacheDir()>/skillrun/interpreters. It never builds one.
+func InstalledInterpreters(dir string) InterpreterFunc {
+	return func(ctx context.Context, language string) (*SourceInterpreter, error) {
+		d := dir
+		if d == "" {
+			var err error
+			if d, err = interp.DefaultDir(); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+			}
+		}
+		in, err := interp.Find(d, language)
+		if err != nil {
+			if errors.Is(err, interp.ErrNotInstalled) {
+				return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+			}
+			return nil, err
+		}
+		return SourceInterpreterOf(in), nil
+	}
+}
+
+// SourceInterpreterOf converts what package interp found.
+func SourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
+	si := &SourceInterpreter{Language: in.Language, Module: in.Module, Env: in.Env, Args: in.Args}
+	for _, m := range in.Mounts {
+		si.Mounts = append(si.Mounts, Mount{HostDir: m.HostDir, GuestPath: m.GuestPath})
+	}
+	return si
+}
+
+// runSourceScript runs a script file of the skill under its language's
+// interpreter: the skill folder is mounted read-only at /skill (the
+// interpreter must read the script) on top of the granted mounts, the
+// interpreter's own read-only mounts are added, and the script's path
+// and arguments follow the interpreter's.
+func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
+	skillDir string, mounts []Mount, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
+	label := s.Name + ":" + script
+	lang, ok := interp.Language(sc.Source)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: source %s: skillrun runs source scripts in Python (.py) and JavaScript (.js); compile other languages to a WASI module (module = ...)",
+			ErrNotRunnable, label, sc.Source)
+	}
+	if err := checkSourceFile(skillDir, sc.Source); err != nil {
+		return nil, fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
+	}
+	find := sr.Interpreters
+	if find == nil {
+		find = InstalledInterpreters("")
+	}
+	in, err := find(ctx, lang)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	m, err := r.compileInterpreter(ctx, in.Module)
+	if err != nil {
+		return nil, fmt.Errorf("%s: interpreter %s: %w", label, in.Module, err)
+	}
+
+	// The whole skill folder read-only at /skill replaces any granted part
+	// of it; the workspace mounts stay as granted.
+	all := []Mount{{HostDir: skillDir, GuestPath: skillGuestPath}}
+	for _, mt := range mounts {
+		if mt.GuestPath != skillGuestPath && !strings.HasPrefix(mt.GuestPath, skillGuestPath+"/") {
+			all = append(all, mt)
+		}
+	}
+	all = append(all, in.Mounts...)
+
+	env := interpreterEnv(lang, skillDir, envFor(eff), in.Env)
+	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
+	args = append(append(args, sc.Args...), sr.Args...)
+
+	auditor := sr.Auditor
+	if auditor == nil {
+		auditor = capabilities.Discard
+	}
+	audit := func(kind, value, decision, reason string) {
+		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
+			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
+	}
+	audit("run", label, "allow", "effective: "+capabilities.Describe(eff)+"; interpreter "+lang+" for "+sc.Source)
+	return m.Run(ctx, &RunConfig{
+		Host:    scriptHostEnv(s, script, eff, auditor, sr),
+		Name:    label,
+		Args:    args,
+		Env:     env,
+		Stdin:   sr.Stdin,
+		Stdout:  sr.Stdout,
+		Stderr:  sr.Stderr,
+		Mounts:  all,
+		Memory:  uint64(eff.Memory),
+		Timeout: time.Duration(eff.Timeout),
+		Output:  uint64(eff.Output),
+		Audit:   audit,
+
+		Deterministic: sc.Deterministic,
+	})
+}
+
+// skillGuestPath is where a script sees its skill folder.
+const skillGuestPath = "/skill"
+
+// interpreterEnv is the granted environment with the interpreter's own
+// variables, which the granted ones cannot override. Python gets the
+// skill's lib/ folder (vendored pure-Python packages) on its path.
+func interpreterEnv(lang, skillDir string, granted, own []string) []string {
+	ownKeys := map[string]bool{}
+	for _, kv := range own {
+		k, _, _ := strings.Cut(kv, "=")
+		ownKeys[k] = true
+	}
+	if lang == interp.Python {
+		if fi, err := os.Stat(filepath.Join(skillDir, "lib")); err == nil && fi.IsDir() {
+			own = append(own, "PYTHONPATH="+skillGuestPath+"/lib")
+		}
+		ownKeys["PYTHONPATH"] = true
+		for _, k := range []string{"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONEXECUTABLE"} {
+			ownKeys[k] = true
+		}
+	}
+	var env []string
+	for _, kv := range granted {
+		if k, _, _ := strings.Cut(kv, "="); !ownKeys[k] {
+			env = append(env, kv)
+		}
+	}
+	return append(env, own...)
+}
+
+// checkSourceFile checks that the script file is a regular file inside
+// the skill folder (through os.Root, so no symlink leads out of it).
+func checkSourceFile(skillDir, file string) error {
+	root, err := os.OpenRoot(skillDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	fi, err := root.Stat(filepath.FromSlash(file))
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	return nil
+}
+
+// compileInterpreter compiles an interpreter module once per Runtime.
+// Interpreters are large (tens of MB), so the in-memory cache is keyed by
+// the file's path, size and modification time rather than by hashing
+// its bytes on every run; wazero's disk cache still keys by content.
+func (r *Runtime) compileInterpreter(ctx context.Context, file string) (*CompiledModule, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+	}
+	key := sha256.Sum256(fmt.Appendf(nil, "interpreter\x00%s\x00%d\x00%d", file, fi.Size(), fi.ModTime().UnixNano()))
+	r.scriptsMu.Lock()
+	m, ok := r.scripts[key]
+	r.scriptsMu.Unlock()
+	if ok {
+		return m, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	wasm, err := io.ReadAll(io.LimitReader(f, maxModuleSize+1))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(wasm) > maxModuleSize {
+		return nil, fmt.Errorf("larger than the %d MiB limit", maxModuleSize>>20)
+	}
+	r.scriptsMu.Lock()
+	defer r.scriptsMu.Unlock()
+	if m, ok := r.scripts[key]; ok {
+		return m, nil
+	}
+	m, err = r.Compile(ctx, wasm)
+	if err != nil {
+		return nil, err
+	}
+	if r.scripts == nil {
+		r.scripts = map[[32]byte]*CompiledModule{}
+	}
+	r.scripts[key] = m
+	return m, nil
+}
