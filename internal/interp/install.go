@@ -42,7 +42,7 @@ func (o *BuildOptions) progress() io.Writer {
 func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	stdlib := filepath.Join(from, "lib", "python"+PythonVersion)
 	if err := hasFiles(filepath.Join(from, "python.wasm"), filepath.Join(stdlib, "os.py")); err != nil {
-		return nil, fmt.Errorf("%s is not a CPython %s for WASI: %v (want python.wasm and lib/python%s/ with the standard library)", from, PythonVersion, err, PythonVersion)
+		return nil, fmt.Errorf("%s is not a CPython %s for WASI: %w (want python.wasm and lib/python%s/ with the standard library)", from, PythonVersion, err, PythonVersion)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := copyFile(filepath.Join(from, "python.wasm"), filepath.Join(tmp, "python.wasm")); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(t)
+		defer func() { _ = os.RemoveAll(t) }()
 		work = t
 	}
 	script := filepath.Join(work, "build-python.sh")
@@ -105,7 +105,7 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	cmd := exec.CommandContext(ctx, "bash", script, filepath.Join(out, "python"))
 	cmd.Env = append(os.Environ(), "WORK="+filepath.Join(work, "w"))
 	cmd.Stdout = o.progress()
@@ -158,7 +158,7 @@ func EnsureJS(ctx context.Context, dir string, o *BuildOptions) (*Interpreter, e
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "js.wasm"), "./guest/interp/js")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
@@ -238,13 +238,13 @@ func copyFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer func() { _ = in.Close() }()
 	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
+		_ = out.Close()
 		return err
 	}
 	return out.Close()

@@ -113,7 +113,7 @@ func Find(dir, language string) (*Interpreter, error) {
 		d := pythonDir(dir)
 		stdlib := filepath.Join(d, "lib", "python"+PythonVersion)
 		if err := hasFiles(filepath.Join(d, "python.wasm"), filepath.Join(stdlib, "os.py")); err != nil {
-			return nil, fmt.Errorf("%w: Python %s is not in %s (%v); %s", ErrNotInstalled, PythonVersion, d, err, InstallHint(Python))
+			return nil, fmt.Errorf("%w: Python %s is not in %s (%w); %s", ErrNotInstalled, PythonVersion, d, err, InstallHint(Python))
 		}
 		if err := ensureFile(filepath.Join(stdlib, "sitecustomize.py"), sitecustomize); err != nil {
 			return nil, fmt.Errorf("python interpreter in %s: %w", d, err)
@@ -134,7 +134,7 @@ func Find(dir, language string) (*Interpreter, error) {
 	case JS:
 		d := jsDir(dir)
 		if err := hasFiles(filepath.Join(d, "js.wasm")); err != nil {
-			return nil, fmt.Errorf("%w: the JavaScript interpreter is not in %s (%v); %s", ErrNotInstalled, d, err, InstallHint(JS))
+			return nil, fmt.Errorf("%w: the JavaScript interpreter is not in %s (%w); %s", ErrNotInstalled, d, err, InstallHint(JS))
 		}
 		return &Interpreter{Language: JS, Version: readVersion(d), Dir: d, Module: filepath.Join(d, "js.wasm")}, nil
 	}
@@ -186,17 +186,13 @@ func writeAtomic(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	_, err = tmp.Write(data)
+	err = errors.Join(err, tmp.Close())
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
+	if err != nil {
+		_ = os.Remove(tmp.Name())
 		return err
 	}
 	return os.Rename(tmp.Name(), name)

@@ -83,8 +83,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		stderr:  bufio.NewWriter(stderr),
 		modules: map[string]*goja.Object{},
 	}
-	defer in.stdout.Flush()
-	defer in.stderr.Flush()
+	defer func() { _ = in.stdout.Flush() }()
+	defer func() { _ = in.stderr.Flush() }()
 	if len(args) < 2 {
 		fmt.Fprintln(in.stderr, "usage: js SCRIPT [ARGS...]")
 		return 2
@@ -159,57 +159,56 @@ func (in *interp) setup(args []string, stdin io.Reader) error {
 			for i, a := range c.Arguments {
 				parts[i] = in.format(a, i == 0)
 			}
-			w.WriteString(strings.Join(parts, " "))
-			w.WriteByte('\n')
+			_, _ = w.WriteString(strings.Join(parts, " ") + "\n")
 			return goja.Undefined()
 		}
 	}
 	for _, n := range []string{"log", "info", "debug"} {
-		console.Set(n, out(in.stdout))
+		set(console, n, out(in.stdout))
 	}
 	for _, n := range []string{"error", "warn"} {
-		console.Set(n, out(in.stderr))
+		set(console, n, out(in.stderr))
 	}
-	vm.Set("console", console)
+	setGlobal(vm, "console", console)
 
 	process := vm.NewObject()
 	argv := append([]string{"js"}, args[1:]...)
-	process.Set("argv", argv)
+	set(process, "argv", argv)
 	env := vm.NewObject()
 	for _, kv := range os.Environ() {
 		if k, v, ok := strings.Cut(kv, "="); ok {
-			env.Set(k, v)
+			set(env, k, v)
 		}
 	}
-	process.Set("env", env)
-	process.Set("platform", "wasi")
-	process.Set("exit", func(c goja.FunctionCall) goja.Value {
+	set(process, "env", env)
+	set(process, "platform", "wasi")
+	set(process, "exit", func(c goja.FunctionCall) goja.Value {
 		code := in.pendingExitCode()
 		if len(c.Arguments) > 0 {
 			code = int(c.Argument(0).ToInteger())
 		}
-		in.stdout.Flush()
-		in.stderr.Flush()
+		_ = in.stdout.Flush()
+		_ = in.stderr.Flush()
 		panic(exitCode(code))
 	})
-	process.Set("cwd", func() string { return "/" })
+	set(process, "cwd", func() string { return "/" })
 	stream := func(w *bufio.Writer) *goja.Object {
 		o := vm.NewObject()
-		o.Set("write", func(s string) bool { w.WriteString(s); return true })
+		set(o, "write", func(s string) bool { _, err := w.WriteString(s); return err == nil })
 		return o
 	}
-	process.Set("stdout", stream(in.stdout))
-	process.Set("stderr", stream(in.stderr))
-	vm.Set("process", process)
+	set(process, "stdout", stream(in.stdout))
+	set(process, "stderr", stream(in.stderr))
+	setGlobal(vm, "process", process)
 
 	in.stdinRead(stdin)
-	vm.Set("fetch", in.fetch)
+	setGlobal(vm, "fetch", in.fetch)
 	return nil
 }
 
 // stdinRead keeps stdin to read lazily on first use of /dev/stdin.
 func (in *interp) stdinRead(r io.Reader) {
-	in.vm.Set("__stdin", func() string {
+	setGlobal(in.vm, "__stdin", func() string {
 		if !in.stdinOK {
 			in.stdin, _ = io.ReadAll(r)
 			in.stdinOK = true
@@ -277,7 +276,7 @@ func (in *interp) require(name, dir string) goja.Value {
 	}
 	module := in.vm.NewObject()
 	exports := in.vm.NewObject()
-	module.Set("exports", exports)
+	set(module, "exports", exports)
 	in.modules[file] = module
 	code := string(src)
 	if strings.HasPrefix(code, "#!") {
@@ -288,7 +287,7 @@ func (in *interp) require(name, dir string) goja.Value {
 		if err != nil {
 			panic(err)
 		}
-		module.Set("exports", v)
+		set(module, "exports", v)
 		return v
 	}
 	fnv, err := in.vm.RunScript(file, "(function (exports, require, module, __filename, __dirname) {"+code+"\n})")
@@ -365,9 +364,9 @@ func resolveFile(p string) (string, bool) {
 
 func (in *interp) pathModule() goja.Value {
 	o := in.vm.NewObject()
-	o.Set("sep", "/")
-	o.Set("join", func(parts ...string) string { return path.Join(parts...) })
-	o.Set("resolve", func(parts ...string) string {
+	set(o, "sep", "/")
+	set(o, "join", func(parts ...string) string { return path.Join(parts...) })
+	set(o, "resolve", func(parts ...string) string {
 		p := "/"
 		for _, s := range parts {
 			if path.IsAbs(s) {
@@ -378,18 +377,18 @@ func (in *interp) pathModule() goja.Value {
 		}
 		return path.Clean(p)
 	})
-	o.Set("dirname", path.Dir)
-	o.Set("basename", func(p string, ext ...string) string {
+	set(o, "dirname", path.Dir)
+	set(o, "basename", func(p string, ext ...string) string {
 		b := path.Base(p)
 		if len(ext) > 0 {
 			b = strings.TrimSuffix(b, ext[0])
 		}
 		return b
 	})
-	o.Set("extname", path.Ext)
-	o.Set("isAbsolute", path.IsAbs)
-	o.Set("normalize", path.Clean)
-	o.Set("relative", func(from, to string) string {
+	set(o, "extname", path.Ext)
+	set(o, "isAbsolute", path.IsAbs)
+	set(o, "normalize", path.Clean)
+	set(o, "relative", func(from, to string) string {
 		f := strings.Split(strings.Trim(path.Clean(from), "/"), "/")
 		t := strings.Split(strings.Trim(path.Clean(to), "/"), "/")
 		i := 0
@@ -433,8 +432,8 @@ func (in *interp) fsError(op, p string, err error) {
 		hint = " (the sandbox shows only the folders the grant mounts: /skill read-only and /workspace as granted)"
 	}
 	e := in.vm.NewGoError(fmt.Errorf("%s: %s, %s '%s'%s", code, strings.TrimPrefix(unwrapMsg(err), "open "), op, p, hint))
-	e.Set("code", code)
-	e.Set("path", p)
+	set(e, "code", code)
+	set(e, "path", p)
 	panic(e)
 }
 
@@ -466,7 +465,7 @@ func (in *interp) fsModule() goja.Value {
 				in.fsError("open", p, err)
 			}
 			if _, err := f.WriteString(data.String()); err != nil {
-				f.Close()
+				_ = f.Close()
 				in.fsError("write", p, err)
 			}
 			if err := f.Close(); err != nil {
@@ -507,10 +506,10 @@ func (in *interp) fsModule() goja.Value {
 			in.fsError("stat", p, err)
 		}
 		s := in.vm.NewObject()
-		s.Set("size", fi.Size())
-		s.Set("mtimeMs", fi.ModTime().UnixMilli())
-		s.Set("isFile", func() bool { return fi.Mode().IsRegular() })
-		s.Set("isDirectory", func() bool { return fi.IsDir() })
+		set(s, "size", fi.Size())
+		set(s, "mtimeMs", fi.ModTime().UnixMilli())
+		set(s, "isFile", func() bool { return fi.Mode().IsRegular() })
+		set(s, "isDirectory", func() bool { return fi.IsDir() })
 		return s
 	}
 	unlink := func(p string) {
@@ -534,7 +533,7 @@ func (in *interp) fsModule() goja.Value {
 		"unlinkSync": unlink, "unlink": unlink,
 		"renameSync": rename, "rename": rename,
 	} {
-		o.Set(name, fn)
+		set(o, name, fn)
 	}
 	return o
 }
@@ -561,41 +560,55 @@ func (in *interp) fetch(c goja.FunctionCall) goja.Value {
 	p, resolveP, reject := vm.NewPromise()
 	res, err := guest.Fetch(req)
 	if err != nil {
-		reject(vm.NewGoError(fmt.Errorf("fetch %s: %w", req.URL, err)))
+		_ = reject(vm.NewGoError(fmt.Errorf("fetch %s: %w", req.URL, err)))
 		return vm.ToValue(p)
 	}
 	body := string(res.Body)
 	r := vm.NewObject()
-	r.Set("status", res.Status)
-	r.Set("ok", res.Status >= 200 && res.Status < 300)
-	r.Set("url", req.URL)
+	set(r, "status", res.Status)
+	set(r, "ok", res.Status >= 200 && res.Status < 300)
+	set(r, "url", req.URL)
 	headers := vm.NewObject()
 	lower := map[string]string{}
 	for k, v := range res.Headers {
 		lower[strings.ToLower(k)] = v
 	}
-	headers.Set("get", func(k string) goja.Value {
+	set(headers, "get", func(k string) goja.Value {
 		if v, ok := lower[strings.ToLower(k)]; ok {
 			return vm.ToValue(v)
 		}
 		return goja.Null()
 	})
-	r.Set("headers", headers)
+	set(r, "headers", headers)
 	settled := func(v goja.Value, err error) goja.Value {
 		q, res, rej := vm.NewPromise()
 		if err != nil {
-			rej(vm.NewGoError(err))
+			_ = rej(vm.NewGoError(err))
 		} else {
-			res(v)
+			_ = res(v)
 		}
 		return vm.ToValue(q)
 	}
-	r.Set("text", func() goja.Value { return settled(vm.ToValue(body), nil) })
-	r.Set("json", func() goja.Value {
+	set(r, "text", func() goja.Value { return settled(vm.ToValue(body), nil) })
+	set(r, "json", func() goja.Value {
 		parse, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("parse"))
 		v, err := parse(goja.Undefined(), vm.ToValue(body))
 		return settled(v, err)
 	})
-	resolveP(r)
+	_ = resolveP(r)
 	return vm.ToValue(p)
+}
+
+// set sets a property of an ordinary object, which cannot fail.
+func set(o *goja.Object, name string, v any) {
+	if err := o.Set(name, v); err != nil {
+		panic(err)
+	}
+}
+
+// setGlobal sets a global variable, which cannot fail.
+func setGlobal(vm *goja.Runtime, name string, v any) {
+	if err := vm.Set(name, v); err != nil {
+		panic(err)
+	}
 }
