@@ -43,6 +43,12 @@ type Options struct {
 	// discards them.
 	Logger *slog.Logger
 
+	// Interpreters finds the interpreter of a "source" script when its
+	// [ScriptRun] names none, in every way a script runs (RunScript, a
+	// script tool, skill_run). nil means [InstalledInterpreters] of the
+	// default folder.
+	Interpreters InterpreterFunc
+
 	// uninterruptible turns off wazero's context checks in compiled code.
 	// For BenchmarkTimeoutCost only, which measures what the checks cost.
 	// Without them a timeout cannot stop a busy module, and worse: compiled
@@ -73,6 +79,8 @@ type Runtime struct {
 	scripts   map[[32]byte]*CompiledModule
 
 	plugins pluginCache // CallPlugin's compiled Extism plugins (extism.go)
+
+	interpreters InterpreterFunc // Options.Interpreters
 }
 
 // New returns a Runtime configured by o (nil means defaults).
@@ -104,7 +112,7 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		WithCloseOnContextDone(!opts.uninterruptible).
 		WithMemoryLimitPages(65536)
 
-	r := &Runtime{log: log}
+	r := &Runtime{log: log, interpreters: opts.Interpreters}
 	if !opts.NoCache {
 		dir, err := cacheDir(opts.CacheDir)
 		if err != nil {

@@ -71,7 +71,7 @@ type ScriptRun struct {
 	// run started by another script's skill_run.
 	Depth int
 	// Interpreters finds the interpreter of a "source" script (source.go).
-	// Nil means [InstalledInterpreters] of the default folder.
+	// Nil means the Runtime's ([Options.Interpreters]).
 	Interpreters InterpreterFunc
 }
 

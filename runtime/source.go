@@ -90,6 +90,9 @@ func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script s
 	}
 	find := sr.Interpreters
 	if find == nil {
+		find = r.interpreters
+	}
+	if find == nil {
 		find = InstalledInterpreters("")
 	}
 	in, err := find(ctx, lang)
@@ -117,7 +120,7 @@ func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script s
 
 	auditor := sr.Auditor
 	if auditor == nil {
-		auditor = capabilities.Discard
+		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
 	}
 	audit := func(kind, value, decision, reason string) {
 		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,

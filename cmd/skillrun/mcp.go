@@ -63,7 +63,7 @@ refuses requests whose Host or Origin is not that address.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			rt, err := runtime.New(ctx, nil)
+			rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(cmd.ErrOrStderr())})
 			if err != nil {
 				return &exitError{code: exitSandbox, err: err}
 			}

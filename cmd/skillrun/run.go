@@ -184,7 +184,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := runtime.New(ctx, nil)
+	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)}) // source scripts (interpreters.go)
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
@@ -201,7 +201,6 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		Logger:    guestLogger(stderr),
 		Tools:     coreTools(f.workspace, capabilities.Effective(declared, granted)),
 	}
-	sr.Interpreters = runInterpreters(stderr) // source scripts (interpreters.go)
 	if f.mcpConfig != "" {
 		bridge, err := startBridge(ctx, f.mcpConfig, stderr)
 		if err != nil {

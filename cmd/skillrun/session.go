@@ -171,7 +171,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	defer tf.Close()
 	transcript := agent.NewTranscript(tf)
 
-	rt, err := runtime.New(ctx, nil)
+	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)})
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
