@@ -55,7 +55,7 @@ clean: ## Remove build output.
 # checksum in internal/interp/build-python.sh) and skipped when that
 # version is already installed.
 INTERPRETERS  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/skillrun/interpreters
-PY_DEB_VERSION := $(shell sed -n 's/^DEB_VERSION=.*:-\(.*\)}$$/\1/p' internal/interp/build-python.sh)
+PY_DEB_VERSION := $(shell sed -n 's/^DEB_VERSION=.*:-\(.*\)}$$/\1/p' internal/interp/build-python.sh)+skillrun$(shell sed -n 's/^BUILD=\([0-9]*\)$$/\1/p' internal/interp/build-python.sh)
 
 .PHONY: python
 python: ## Build CPython for WASI from Debian's python3.11 source into the interpreters cache (unless there).
