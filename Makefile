@@ -45,6 +45,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (new crashers land in testdata/fuzz).
 	$(GO) test ./capabilities -run '^$$' -fuzz '^FuzzParseHostPattern$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/abi -run '^$$' -fuzz '^FuzzDecodeResponse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./host -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./agent -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME)
 
 .PHONY: clean
 clean: ## Remove build output.
