@@ -305,11 +305,12 @@ func (r *run) load(names []string, via string) []string {
 	return added
 }
 
-// systemPrompt is the agent's prompt, then the skills catalog.
+// systemPrompt is the agent's prompt, then the skills catalog if the
+// agent may activate skills.
 func (r *run) systemPrompt() string {
 	var b strings.Builder
 	b.WriteString(r.def.Prompt)
-	if len(r.s.Skills) > 0 {
+	if _, ok := r.scope[ToolSkillActivate]; ok && len(r.s.Skills) > 0 {
 		b.WriteString("\n\n# Skills\n\nSkills are packaged instructions and scripts for particular tasks. " +
 			"When one fits the task, call " + ToolSkillActivate + " with its name and follow the instructions it returns; " +
 			"its scripts then become tools named <skill>__<script>. Read a skill's other files with " + ToolSkillRead + ".\n\n")

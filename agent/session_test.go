@@ -647,6 +647,7 @@ text = "ok"
 	assert.Equal(t, 2, res.Totals.ToolErrors)
 	assert.Equal(t, []string{"ping", "reviewer_only"}, toolNames(reqs[0].Tools))
 	assert.True(t, strings.HasPrefix(reqs[0].System, "You read."), "the agent's prompt is the system prompt")
+	assert.NotContains(t, reqs[0].System, "<available_skills>", "no catalog for an agent that cannot activate skills")
 
 	// An agent naming a tool that does not exist cannot start.
 	def.Tools = []string{"ping", "nope"}

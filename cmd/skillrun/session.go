@@ -51,7 +51,8 @@ func newSessionCmd() *cobra.Command {
 		Use:   "session [flags] [TASK]",
 		Short: "Run an agent session: a model works on TASK with the skills as tools",
 		Long: `Session runs an agent loop. The model gets the task, the agent's system
-prompt with the catalog of the --skills, and tools: skill_search,
+prompt with the catalog of the --skills (default: the skill folders catalog
+finds), and tools: skill_search,
 skill_activate and skill_read, each skill script as <skill>__<script> (run in
 the sandbox), the core workspace tools, and the tools of the --mcp-config
 servers. It calls tools until it answers or a limit ends the session.
@@ -90,7 +91,7 @@ budget, loop, refusal, provider or auth failure), 2 usage error, 124 the
 	fl.StringVar(&f.agentName, "agent", "", "the agent `NAME` (default general); from --agents or builtin")
 	fl.StringArrayVar(&f.agentDirs, "agents", nil, "a `DIR` of agent definitions (*.md), highest precedence (repeatable)")
 	fl.StringVar(&f.plan, "plan", "", "a scripted plan `FILE` (TOML) for --provider scripted")
-	fl.StringArrayVar(&f.run.skills, "skills", nil, "a skill `PATH` or a folder of skills for the catalog (repeatable)")
+	fl.StringArrayVar(&f.run.skills, "skills", nil, "a skill `PATH` or a folder of skills for the catalog (repeatable; default: the project's and the user's skill folders)")
 	fl.StringVar(&f.run.workspace, "workspace", ".", "the host `DIR` scripts and workspace tools see (as granted)")
 	addGrantFlags(fl, &f.run)
 	fl.StringVar(&f.run.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: their tools are offered to the model")
@@ -120,10 +121,13 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	catalog, err := loadSkills(stderr, f.run.skills)
+	// The --skills paths, or the default skill folders (as catalog and
+	// mcp); a skill that cannot be loaded is reported and left out.
+	found, err := discoverArgs(cmd, f.run.skills)
 	if err != nil {
 		return err
 	}
+	catalog := found.Skills
 	grants, err := skillGrants(&f.run, catalog)
 	if err != nil {
 		return err
