@@ -38,7 +38,8 @@ func (o *BuildOptions) progress() io.Writer {
 
 // InstallPythonFrom installs a prebuilt CPython for WASI into dir: from
 // is a folder holding python.wasm and lib/python3.11/ (the layout
-// [BuildPython] and `make python` produce). The files are copied.
+// [BuildPython] and `make python` produce). The files are copied; a
+// symbolic link in the standard library is an error.
 func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	stdlib := filepath.Join(from, "lib", "python"+PythonVersion)
 	if err := hasFiles(filepath.Join(from, "python.wasm"), filepath.Join(stdlib, "os.py")); err != nil {
@@ -55,7 +56,10 @@ func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	if err := copyFile(filepath.Join(from, "python.wasm"), filepath.Join(tmp, "python.wasm")); err != nil {
 		return nil, err
 	}
-	if err := os.CopyFS(filepath.Join(tmp, "lib", "python"+PythonVersion), os.DirFS(stdlib)); err != nil {
+	if err := os.Mkdir(filepath.Join(tmp, "lib"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := copyTree(stdlib, filepath.Join(tmp, "lib", "python"+PythonVersion)); err != nil {
 		return nil, fmt.Errorf("copying the standard library from %s: %w", stdlib, err)
 	}
 	version := "prebuilt (" + from + ")"
@@ -228,9 +232,38 @@ func replaceDir(from, to string) error {
 		return err
 	}
 	if err := os.Rename(from, to); err != nil {
+		_ = os.Rename(old, to) // put the old one back
 		return err
 	}
 	return os.RemoveAll(old)
+}
+
+// copyTree copies the folder from to the new folder to, regular files
+// and folders only. A symbolic link is refused, not copied (it could
+// point anywhere on the host) nor followed (the copy would then hold
+// files from outside from): CPython's standard library has none.
+func copyTree(from, to string) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		switch t := d.Type(); {
+		case t.IsDir():
+			return os.Mkdir(dst, 0o755)
+		case t.IsRegular():
+			return copyFile(p, dst)
+		case t&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("%s is a symbolic link (to %s); skillrun copies only regular files and folders", p, target)
+		default:
+			return fmt.Errorf("%s is not a regular file or folder (%s)", p, t)
+		}
+	})
 }
 
 func copyFile(from, to string) error {

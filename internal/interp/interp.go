@@ -165,12 +165,17 @@ func hasFiles(files ...string) error {
 	return nil
 }
 
+// readVersion is the first line of d/VERSION, or "unknown" without one.
 func readVersion(d string) string {
 	b, err := os.ReadFile(filepath.Join(d, "VERSION"))
 	if err != nil {
 		return "unknown"
 	}
-	return strings.TrimSpace(string(b))
+	first, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if first = strings.TrimSpace(first); first == "" {
+		return "unknown"
+	}
+	return first
 }
 
 // ensureFile writes data to name unless it already holds exactly data.
