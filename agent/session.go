@@ -127,8 +127,11 @@ type Session struct {
 
 	// Tools are the other tools the model may call: core workspace tools,
 	// tools bridged from MCP servers. Names must not collide with the
-	// session's own tools.
+	// session's own tools. Scripts reach them through tool_call too, as
+	// their grant's tools list allows.
 	Tools *host.Registry
+	// MCP serves the scripts' mcp_call (nil: unavailable).
+	MCP host.MCPCaller
 
 	Limits Limits
 	Retry  RetryPolicy
@@ -199,6 +202,8 @@ type run struct {
 	scope  map[string]host.ToolDef // the tools the agent may call
 	order  []string                // scope's names, sorted
 	start  time.Time
+
+	scripts *runtime.SkillIndex // skill_run of the scripts (nil without a Runtime)
 
 	mu      sync.Mutex
 	loaded  map[string]bool // tools offered to the model

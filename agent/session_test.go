@@ -719,3 +719,75 @@ func TestTranscriptWrittenAsItHappens(t *testing.T) {
 		assert.Equal(t, i+1, n, "event %d is on disk when observed", i+1)
 	}
 }
+
+// composerSkill is a skill whose script calls a tool and another skill
+// through the host (agent/testdata/guests/compose), declaring both.
+func composerSkill(t *testing.T) *skills.Skill {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "composer")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "scripts"), 0o755))
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "scripts", "compose.wasm"), "./testdata/guests/compose")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: composer\ndescription: Calls other tools and skills.\n---\nCompose.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "skill.toml"), []byte("version = 1\n[capabilities]\ntools = [\"workspace_list\"]\nskills = [\"csv-stats\"]\n[scripts.call]\nmodule = \"scripts/compose.wasm\"\n"), 0o644))
+	s, err := skills.Load(dir, nil)
+	require.NoError(t, err)
+	return s
+}
+
+// TestSessionScriptsCompose: a script run as a tool in a session reaches
+// the session's tools and other skills through the host, each only as its
+// grant allows; the skill it runs gets its own grant, not the caller's.
+func TestSessionScriptsCompose(t *testing.T) {
+	stats, ws := exampleSkill(t)
+	composer := composerSkill(t)
+	core, err := host.CoreTools(ws, capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}})
+	require.NoError(t, err)
+	p := plan(t, `
+[[turn]]
+[[turn.call]]
+tool = "composer__call"
+input = { tool = "workspace_list", tool_input = {} }
+[[turn.call]]
+tool = "composer__call"
+input = { skill = "csv-stats", script = "stats", input = { args = ["sales.csv"] } }
+[[turn.call]]
+tool = "composer__call"
+input = { tool = "workspace_write", tool_input = { path = "x", content = "y" } }
+[[turn]]
+expect = ["sales.csv", "10 rows", "denied"]
+text = "composed"
+`)
+	grants := map[string]capabilities.Set{
+		"composer":  {Tools: []string{"workspace_list"}, Skills: []string{"csv-stats"}},
+		"csv-stats": {Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}},
+	}
+	var buf bytes.Buffer
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{stats, composer}, Runtime: newRuntime(t),
+		Workspace: ws, Grant: func(s string) capabilities.Set { return grants[s] }, Tools: toolsOf(t, core...),
+		Transcript: agent.NewTranscript(&buf)}
+	res, err := sess.Run(context.Background(), "compose")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v\n%s", res.Err, buf.String())
+	assert.Equal(t, 1, res.Totals.ToolErrors, "the ungranted tool_call fails")
+
+	// Without csv-stats' own grant, the nested run does not see the
+	// workspace, whatever the composer may do.
+	delete(grants, "csv-stats")
+	p2 := plan(t, `
+[[turn]]
+[[turn.call]]
+tool = "composer__call"
+input = { skill = "csv-stats", script = "stats", input = { args = ["sales.csv"] } }
+[[turn]]
+expect = ["no such file in the workspace"]
+text = "refused"
+`)
+	sess.Provider = agent.NewScripted(p2)
+	res, err = sess.Run(context.Background(), "compose")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v", res.Err)
+	assert.Equal(t, 1, res.Totals.ToolErrors)
+}

@@ -32,6 +32,11 @@ func (r *run) registry() (*host.Registry, error) {
 	}
 	tools = append(tools, r.toolSearchTool())
 	if r.s.Runtime != nil {
+		r.scripts = runtime.NewSkillIndex(r.s.Runtime, r.s.Skills, r.grantFor)
+		r.scripts.Workspace, r.scripts.Auditor, r.scripts.MCP = r.s.Workspace, r.s.Auditor, r.s.MCP
+		if r.s.Tools != nil {
+			r.scripts.Tools = r.s.Tools
+		}
 		for _, sk := range r.s.Skills {
 			if sk.Manifest == nil {
 				continue
@@ -255,7 +260,11 @@ func (r *run) toolSearchTool() host.Tool {
 // call of a script that declares capabilities its grant does not cover
 // asks the Asker (or is denied), and the decision is recorded.
 func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
-	def := runtime.ScriptTool(r.s.Runtime, sk, script, capabilities.Set{}, r.s.Workspace).Definition()
+	opts := &runtime.ToolOptions{Workspace: r.s.Workspace, Skills: r.scripts, MCP: r.s.MCP, Auditor: r.s.Auditor}
+	if r.s.Tools != nil {
+		opts.Tools = r.s.Tools
+	}
+	def := runtime.ScriptToolWith(r.s.Runtime, sk, script, capabilities.Set{}, opts).Definition()
 	def.Parallel = true // each run has its own sandbox
 	return &funcTool{def: def, call: func(ctx context.Context, in json.RawMessage) (*host.ToolResult, error) {
 		_, declared, err := runtime.Declared(sk, script)
@@ -266,10 +275,7 @@ func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
 		if res != nil || err != nil {
 			return res, err
 		}
-		if r.s.Auditor != nil {
-			ctx = capabilities.WithAuditor(ctx, r.s.Auditor)
-		}
-		return runtime.ScriptTool(r.s.Runtime, sk, script, grant, r.s.Workspace).Call(ctx, in)
+		return runtime.ScriptToolWith(r.s.Runtime, sk, script, grant, opts).Call(ctx, in)
 	}}
 }
 
@@ -278,13 +284,7 @@ func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
 // the script declares more than that, what the Asker allows. A denial is
 // an error result naming the flags that would grant it.
 func (r *run) permit(ctx context.Context, skill, script string, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
-	var granted capabilities.Set
-	if r.s.Grant != nil {
-		granted = r.s.Grant(skill)
-	}
-	r.mu.Lock()
-	granted = capabilities.Merge(granted, r.always[skill])
-	r.mu.Unlock()
+	granted := r.grantFor(skill)
 	missing := capabilities.Missing(declared, granted)
 	if missing.IsZero() {
 		return granted, nil, nil
@@ -317,6 +317,19 @@ func (r *run) permit(ctx context.Context, skill, script string, declared capabil
 	}
 	return granted, host.ErrorResult(fmt.Sprintf("%s:%s needs %s, which the operator has not granted (%s); the script did not run. The operator can grant it with %s",
 		skill, script, capabilities.Describe(missing), via, strings.Join(capabilities.Flags(missing), " "))), nil
+}
+
+// grantFor is what skill's scripts are granted now: the operator's grant
+// and what was allowed always in this session. Runs started by another
+// script (skill_run) get this, and are never asked about.
+func (r *run) grantFor(skill string) capabilities.Set {
+	var granted capabilities.Set
+	if r.s.Grant != nil {
+		granted = r.s.Grant(skill)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return capabilities.Merge(granted, r.always[skill])
 }
 
 // callTools runs the calls of one turn and returns one result for each,

@@ -42,7 +42,32 @@ const (
 // result with IsError set that says why and ends with the tail of its
 // stderr. Only a failure of the host itself (ctx cancelled) is an error.
 func ScriptTool(r *Runtime, s *skills.Skill, script string, granted capabilities.Set, workspace string) host.Tool {
-	t := &scriptTool{r: r, s: s, script: script, granted: granted, workspace: workspace}
+	return ScriptToolWith(r, s, script, granted, &ToolOptions{Workspace: workspace})
+}
+
+// ToolOptions are what the runs of a script tool may reach besides their
+// mounts, each only as the run's effective grant allows (see [ScriptRun]).
+type ToolOptions struct {
+	// Workspace is the host folder mounted at /workspace.
+	Workspace string
+	// Tools, Skills and MCP serve the guest's tool_call, skills_* and
+	// skill_run, and mcp_call; nil leaves the function unavailable.
+	Tools  host.ToolCaller
+	Skills host.SkillIndex
+	MCP    host.MCPCaller
+	// Auditor receives the runs' capability events (nil: the auditor of
+	// the call's context, if any).
+	Auditor capabilities.Auditor
+}
+
+// ScriptToolWith is [ScriptTool] with the host functions of o: a script
+// run as a tool can then call other tools, skills and MCP servers, as it
+// can under `skillrun run`. A nil o is the zero ToolOptions.
+func ScriptToolWith(r *Runtime, s *skills.Skill, script string, granted capabilities.Set, o *ToolOptions) host.Tool {
+	t := &scriptTool{r: r, s: s, script: script, granted: granted}
+	if o != nil {
+		t.opts = *o
+	}
 	t.def = host.ToolDef{
 		Name:        host.SkillToolName(s.Name, script),
 		Description: s.Description,
@@ -69,7 +94,7 @@ type scriptTool struct {
 	s         *skills.Skill
 	script    string
 	granted   capabilities.Set
-	workspace string
+	opts      ToolOptions
 	def       host.ToolDef
 	schemaErr error
 	argv      bool // no input schema: "args" and "stdin" of the input are the command line
@@ -106,10 +131,14 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		return host.ErrorResult(fmt.Sprintf("%s:%s: its input schema cannot be read: %v", t.s.Name, t.script, t.schemaErr)), nil //nolint:nilerr // reported in the result
 	}
 	sr := &ScriptRun{
-		Workspace: t.workspace,
+		Workspace: t.opts.Workspace,
 		Granted:   t.granted,
+		Auditor:   t.opts.Auditor,
 		Input:     input,
 		Stdin:     bytes.NewReader(input),
+		Tools:     t.opts.Tools,
+		Skills:    t.opts.Skills,
+		MCP:       t.opts.MCP,
 		Depth:     host.CallerFrom(ctx).Depth,
 	}
 	if t.argv {

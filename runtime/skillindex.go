@@ -112,22 +112,25 @@ func (x *SkillIndex) ReadResource(skill, path string) ([]byte, error) {
 }
 
 // RunScript runs script of skill with input (given to the input host
-// function and as stdin) at nesting depth depth, under the grant of that
-// skill, and returns what it wrote as a tool result (see [ScriptTool]).
+// function and as stdin; for a script without an input schema, its "args"
+// and "stdin" are the command line, as for [ScriptTool]) at nesting depth
+// depth, under the grant of that skill, and returns what it wrote as a
+// tool result.
 // The run may itself search and run skills of x.
 func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input json.RawMessage, depth int) (*host.ToolResult, error) {
 	s, err := x.skill(skill)
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := Declared(s, script); err != nil {
+	sc, _, err := Declared(s, script)
+	if err != nil {
 		return nil, abi.Errorf(abi.CodeNotFound, "skill_run: %v", err)
 	}
 	var granted capabilities.Set
 	if x.granted != nil {
 		granted = x.granted(skill)
 	}
-	return runAsTool(ctx, x.r, s, script, &ScriptRun{
+	sr := &ScriptRun{
 		Workspace: x.Workspace,
 		Granted:   granted,
 		Auditor:   x.Auditor,
@@ -137,5 +140,9 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 		Skills:    x,
 		MCP:       x.MCP,
 		Depth:     depth,
-	})
+	}
+	if sc.InputSchema == "" { // a command-line script, as its tool takes it
+		sr.Args, sr.Stdin = commandLine(input)
+	}
+	return runAsTool(ctx, x.r, s, script, sr)
 }

@@ -287,3 +287,16 @@ func TestRunScriptFetch(t *testing.T) {
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, "fetcher:title: net "+addr+" denied: not granted")
 }
+
+// TestSkillIndexRunCommandLine: skill_run of a script without an input
+// schema passes the input's "args" and "stdin" as its command line, as
+// its tool does.
+func TestSkillIndexRunCommandLine(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := writeSkill(t, "echoer", "version = 1\n[scripts.echo]\nmodule = \"scripts/hostile.wasm\"\nargs = [\"echo\"]\n",
+		map[string][]byte{"scripts/hostile.wasm": guestWasm(t, "hostile")})
+	ix := NewSkillIndex(r, []*skills.Skill{s}, nil)
+	res, err := ix.RunScript(context.Background(), "echoer", "echo", json.RawMessage(`{"args":["a b"],"stdin":"in"}`), 1)
+	require.NoError(t, err)
+	assert.Equal(t, &host.ToolResult{Content: "arg: \"a b\"\nin"}, res)
+}

@@ -148,6 +148,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 			return err
 		}
 	}
+	var mcpCaller host.MCPCaller // scripts' mcp_call
 	if f.run.mcpConfig != "" {
 		bridge, err := startBridge(ctx, f.run.mcpConfig, stderr)
 		if err != nil {
@@ -157,6 +158,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		if err := bridge.Register(tools); err != nil {
 			return &exitError{code: exitSandbox, err: err}
 		}
+		mcpCaller = bridge
 	}
 
 	var auditor capabilities.Auditor
@@ -185,7 +187,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		Provider: prov, Agent: def, Model: f.model,
 		Skills: catalog, Runtime: rt, Workspace: f.run.workspace,
 		Grant:   func(skill string) capabilities.Set { return grants[skill] },
-		Auditor: auditor, Tools: tools, Limits: f.limits,
+		Auditor: auditor, Tools: tools, MCP: mcpCaller, Limits: f.limits,
 		Transcript: transcript,
 	}
 	if !f.run.noPrompt && isTerminal(cmd.InOrStdin()) && isTerminal(stderr) {
