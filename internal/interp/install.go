@@ -42,7 +42,11 @@ func (o *BuildOptions) progress() io.Writer {
 // symbolic link in the standard library is an error.
 func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	stdlib := filepath.Join(from, "lib", "python"+PythonVersion)
-	if err := hasFiles(filepath.Join(from, "python.wasm"), filepath.Join(stdlib, "os.py")); err != nil {
+	err := hasFiles(filepath.Join(from, "python.wasm"), filepath.Join(stdlib, "os.py"))
+	if err == nil {
+		err = checkWasm(filepath.Join(from, "python.wasm"))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s is not a CPython %s for WASI: %w (want python.wasm and lib/python%s/ with the standard library)", from, PythonVersion, err, PythonVersion)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -289,4 +293,19 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// checkWasm checks that file starts like a WebAssembly binary module, so
+// a wrong file is refused at install, not at the first run.
+func checkWasm(file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != "\x00asm" {
+		return fmt.Errorf("%s is not a WebAssembly module (it does not start with \\0asm)", filepath.Base(file))
+	}
+	return nil
 }

@@ -86,6 +86,11 @@ func TestInstallPythonFromNotAPrebuilt(t *testing.T) {
 			writeFile(t, from, "lib/python3.11/json/__init__.py", "")
 			return from
 		}, "no os.py"},
+		{"not WebAssembly", func(t *testing.T, from string) string {
+			writeFile(t, from, "python.wasm", "#!/bin/sh\n")
+			writeFile(t, from, "lib/python3.11/os.py", "")
+			return from
+		}, "is not a WebAssembly module"},
 		{"a file, not a folder", func(t *testing.T, from string) string {
 			return writeFile(t, from, "python.tar.gz", "")
 		}, "not a directory"},
