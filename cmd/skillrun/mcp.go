@@ -70,7 +70,28 @@ refuses requests whose Host or Origin is not that address.`,
 			defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
 
 			reg := host.NewRegistry()
+			var bridge *mcp.Bridge
+			if mcpConfig != "" {
+				bridge, err = startBridge(ctx, mcpConfig, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				defer func() { _ = bridge.Close() }()
+				if err := bridge.Register(reg); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %v\n", err)
+				}
+			}
+			// Scripts reach the served skills (skill_run, each under its
+			// own grant) and the bridged servers (mcp_call), as their
+			// grants allow.
 			registerScripts := func(list []*skills.Skill) {
+				opts := &runtime.ToolOptions{Workspace: workspace}
+				ix := runtime.NewSkillIndex(rt, list, grantFor)
+				ix.Workspace = workspace
+				opts.Skills = ix
+				if bridge != nil {
+					ix.MCP, opts.MCP = bridge, bridge
+				}
 				for _, d := range reg.List() {
 					if d.Source == host.SourceSkill {
 						reg.Remove(d.Name)
@@ -81,23 +102,13 @@ refuses requests whose Host or Origin is not that address.`,
 						continue
 					}
 					for _, name := range s.Manifest.ScriptNames() {
-						if err := reg.Add(runtime.ScriptTool(rt, s, name, grantFor(s.Name), workspace)); err != nil {
+						if err := reg.Add(runtime.ScriptToolWith(rt, s, name, grantFor(s.Name), opts)); err != nil {
 							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s:%s not served: %v\n", s.Name, name, err)
 						}
 					}
 				}
 			}
 			registerScripts(found.Skills)
-			if mcpConfig != "" {
-				bridge, err := startBridge(ctx, mcpConfig, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				defer func() { _ = bridge.Close() }()
-				if err := bridge.Register(reg); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %v\n", err)
-				}
-			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			srv := mcp.NewServer(found.Skills, &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
 

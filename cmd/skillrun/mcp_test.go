@@ -237,3 +237,64 @@ func TestMCPBridgeConfig(t *testing.T) {
 	}
 	clientOut.Close()
 }
+
+// TestMCPScriptsCompose: a script served over MCP reaches the other served
+// skills through skill_run, as the policy grants it, down to the depth
+// limit; without the grant the call is denied.
+func TestMCPScriptsCompose(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "skills", "self")
+	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "scripts", "hostcall.wasm"), ".")
+	build.Dir = filepath.Join("..", "..", "runtime", "testdata", "guests", "hostcall")
+	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", build, err, out)
+	}
+	for name, data := range map[string]string{
+		"SKILL.md":   "---\nname: self\ndescription: Runs itself.\n---\nRecurse.\n",
+		"skill.toml": "version = 1\n[capabilities]\nskills = [\"self\"]\n[scripts.hostcall]\nmodule = \"scripts/hostcall.wasm\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := filepath.Join(t.TempDir(), "policy.toml")
+	if err := os.WriteFile(policy, []byte("[skills.self]\nskills = [\"self\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"granted", []string{"mcp", filepath.Dir(dir), "--policy", policy}, "nested(nested(nested(nested(limit: "},
+		{"not granted", []string{"mcp", filepath.Dir(dir)}, "limit: denied: self:hostcall: skills self denied: not granted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			serverIn, clientOut := io.Pipe()
+			clientIn, serverOut := io.Pipe()
+			go func() {
+				run(tc.args, serverIn, serverOut, io.Discard)
+				serverOut.Close()
+			}()
+			defer clientOut.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "self__hostcall", Arguments: map[string]any{"mode": "recurse"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := textOf(res); res.IsError || !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("got %q (isError %v), want it to start with %q", got, res.IsError, tc.want)
+			}
+		})
+	}
+}
