@@ -268,7 +268,20 @@ func (x *selfIndex) RunScript(ctx context.Context, skill, script string, input j
 
 // compileScript compiles wasm once per Runtime, keyed by its SHA-256.
 func (r *Runtime) compileScript(ctx context.Context, wasm []byte) (*CompiledModule, error) {
-	key := sha256.Sum256(wasm)
+	return r.compileOnce(ctx, sha256.Sum256(wasm), wasm)
+}
+
+// compiled returns the module compiled under key, if any.
+func (r *Runtime) compiled(key [32]byte) (*CompiledModule, bool) {
+	r.scriptsMu.Lock()
+	defer r.scriptsMu.Unlock()
+	m, ok := r.scripts[key]
+	return m, ok
+}
+
+// compileOnce compiles wasm unless a module is already compiled under key,
+// and keeps it under key for the Runtime's life.
+func (r *Runtime) compileOnce(ctx context.Context, key [32]byte, wasm []byte) (*CompiledModule, error) {
 	r.scriptsMu.Lock()
 	defer r.scriptsMu.Unlock()
 	if m, ok := r.scripts[key]; ok {

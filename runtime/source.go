@@ -203,10 +203,7 @@ func (r *Runtime) compileInterpreter(ctx context.Context, file string) (*Compile
 		return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
 	}
 	key := sha256.Sum256(fmt.Appendf(nil, "interpreter\x00%s\x00%d\x00%d", file, fi.Size(), fi.ModTime().UnixNano()))
-	r.scriptsMu.Lock()
-	m, ok := r.scripts[key]
-	r.scriptsMu.Unlock()
-	if ok {
+	if m, ok := r.compiled(key); ok {
 		return m, nil
 	}
 	f, err := os.Open(file)
@@ -221,18 +218,5 @@ func (r *Runtime) compileInterpreter(ctx context.Context, file string) (*Compile
 	if len(wasm) > maxModuleSize {
 		return nil, fmt.Errorf("larger than the %d MiB limit", maxModuleSize>>20)
 	}
-	r.scriptsMu.Lock()
-	defer r.scriptsMu.Unlock()
-	if m, ok := r.scripts[key]; ok {
-		return m, nil
-	}
-	m, err = r.Compile(ctx, wasm)
-	if err != nil {
-		return nil, err
-	}
-	if r.scripts == nil {
-		r.scripts = map[[32]byte]*CompiledModule{}
-	}
-	r.scripts[key] = m
-	return m, nil
+	return r.compileOnce(ctx, key, wasm)
 }
