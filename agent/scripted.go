@@ -20,7 +20,7 @@ const MaxPlanSize = 1 << 20
 
 // A Plan is what the scripted provider says, turn by turn: a conversation
 // written in advance, for demos, tests and reproducible trials. It is a
-// TOML file:
+// TOML file (or the same in JSON, see [ParsePlan]):
 //
 //	task = "Summarise workspace/sales.csv"   # used when no task is given
 //
@@ -83,12 +83,23 @@ func LoadPlan(path string) (*Plan, error) {
 	return ParsePlan(data, path)
 }
 
-// ParsePlan parses a plan. Unknown keys, a call without a tool, an input
-// given both ways or input_json that is not a JSON object are errors
-// naming the file and line.
+// ParsePlan parses a plan, TOML or, when its first non-blank byte is "{",
+// JSON. Unknown keys, a call without
+// a tool or an input given both ways are errors naming the file and, for
+// TOML, the line.
+//
+// The JSON form has the same fields, with plural lists, for programs that
+// write plans:
+//
+//	{"task": "...", "turns": [
+//	  {"text": "...", "calls": [{"tool": "skill_search", "input": {"query": "csv"}}]},
+//	  {"expect": ["csv-stats"], "text": "Done."}]}
 func ParsePlan(data []byte, file string) (*Plan, error) {
 	if len(data) > MaxPlanSize {
 		return nil, fmt.Errorf("%s: plan is larger than the limit of %d KiB", file, MaxPlanSize>>10)
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return parseJSONPlan(data, file)
 	}
 	lines, tooDeep := tomlx.LocateKeys(data)
 	if tooDeep > 0 {
@@ -118,8 +129,19 @@ func ParsePlan(data []byte, file string) (*Plan, error) {
 		}
 		errs = append(errs, fmt.Errorf("%s:%d: unknown key %q%s", file, lines.Line(k), k.String(), tomlx.DidYouMean(k[len(k)-1], allowed)))
 	}
+	errs = append(errs, p.check(file)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	p.File = file
+	return &p, nil
+}
+
+// check returns what is wrong with a decoded plan.
+func (p *Plan) check(file string) []error {
+	var errs []error
 	if len(p.Turns) == 0 {
-		errs = append(errs, fmt.Errorf("%s: plan has no [[turn]]", file))
+		errs = append(errs, fmt.Errorf("%s: plan has no turns ([[turn]] in TOML, \"turns\" in JSON)", file))
 	}
 	for i, t := range p.Turns {
 		for j, c := range t.Calls {
@@ -132,11 +154,61 @@ func ParsePlan(data []byte, file string) (*Plan, error) {
 			}
 		}
 	}
+	return errs
+}
+
+// parseJSONPlan parses the JSON form of a plan.
+func parseJSONPlan(data []byte, file string) (*Plan, error) {
+	var jp struct {
+		Task  string `json:"task"`
+		Model string `json:"model"`
+		Turns []struct {
+			Text   string   `json:"text"`
+			Expect []string `json:"expect"`
+			Usage  *Usage   `json:"usage"`
+			Calls  []struct {
+				Tool      string          `json:"tool"`
+				Input     json.RawMessage `json:"input"`
+				InputJSON string          `json:"input_json"`
+			} `json:"calls"`
+		} `json:"turns"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&jp); err != nil {
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+			return nil, fmt.Errorf("%s:%d: invalid JSON: %w", file, 1+bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n")), err)
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	p := &Plan{Task: jp.Task, Model: jp.Model, File: file}
+	var errs []error
+	for i, jt := range jp.Turns {
+		t := PlanTurn{Text: jt.Text, Expect: jt.Expect, Usage: jt.Usage}
+		for j, jc := range jt.Calls {
+			c := PlanCall{Tool: jc.Tool, InputJSON: jc.InputJSON}
+			if in := bytes.TrimSpace(jc.Input); len(in) > 0 && string(in) != "null" {
+				if in[0] != '{' {
+					errs = append(errs, fmt.Errorf("%s: turn %d call %d: input must be a JSON object (use input_json for anything else)", file, i+1, j+1))
+				}
+				if jc.InputJSON != "" {
+					c.Input = map[string]any{} // reported by check: both given
+				} else {
+					var compact bytes.Buffer
+					if err := json.Compact(&compact, in); err == nil {
+						c.InputJSON = compact.String()
+					}
+				}
+			}
+			t.Calls = append(t.Calls, c)
+		}
+		p.Turns = append(p.Turns, t)
+	}
+	errs = append(errs, p.check(file)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	p.File = file
-	return &p, nil
+	return p, nil
 }
 
 // scripted is the [Provider] that replays a [Plan].

@@ -17,7 +17,7 @@ func TestParsePlanErrors(t *testing.T) {
 		name, src string
 		want      []string
 	}{
-		{"empty", ``, []string{"plan.toml: plan has no [[turn]]"}},
+		{"empty", ``, []string{"plan.toml: plan has no turns"}},
 		{"not toml", "[[turn]\n", []string{"plan.toml:2: invalid TOML"}},
 		{"unknown top key", "tsk = \"x\"\n[[turn]]\ntext = \"hi\"\n", []string{`plan.toml:1: unknown key "tsk"; did you mean "task"?`}},
 		{"unknown turn key", "[[turn]]\ntxt = \"hi\"\n", []string{`plan.toml:2: unknown key "turn.txt"; did you mean "text"?`}},
@@ -69,6 +69,7 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add([]byte("task = \"t\"\n[[turn]]\ntext = \"hi\"\n"))
 	f.Add([]byte("[[turn]]\n[[turn.call]]\ntool = \"a\"\ninput = { x = [1, {y = 2}] }\n[[turn]]\nexpect = [\"z\"]\n"))
 	f.Add([]byte("[[turn]]\n[[turn.call]]\ntool = \"a\"\ninput_json = '{'\nusage = { input_tokens = 1 }\n"))
+	f.Add([]byte(`{"task": "t", "turns": [{"calls": [{"tool": "a", "input": {"x": [1]}}]}, {"text": "ok"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := agent.ParsePlan(data, "fuzz.toml")
 		if err != nil {
@@ -101,4 +102,44 @@ func TestTranscriptWriteFailure(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, agent.OutcomeCompleted, res.Outcome)
 	assert.ErrorContains(t, tr.Err(), "disk full")
+}
+
+// TestParsePlanJSON: the JSON form means the same as the TOML form, and
+// its mistakes are named.
+func TestParsePlanJSON(t *testing.T) {
+	fromTOML, err := agent.ParsePlan([]byte(`task = "t"
+[[turn]]
+text = "searching"
+[[turn.call]]
+tool = "skill_search"
+input = { query = "csv" }
+[[turn]]
+expect = ["csv-stats"]
+text = "done"
+`), "p.toml")
+	require.NoError(t, err)
+	fromJSON, err := agent.ParsePlan([]byte(`  {"task": "t", "turns": [
+  {"text": "searching", "calls": [{"tool": "skill_search", "input": {"query": "csv"}}]},
+  {"expect": ["csv-stats"], "text": "done"}]}`), "p.json")
+	require.NoError(t, err)
+	req := &agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Text: "t"}}}
+	a, err := agent.NewScripted(fromTOML).Complete(context.Background(), req)
+	require.NoError(t, err)
+	b, err := agent.NewScripted(fromJSON).Complete(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	assert.Equal(t, "t", fromJSON.Task)
+	assert.Equal(t, []string{"csv-stats"}, fromJSON.Turns[1].Expect)
+
+	for _, tc := range []struct{ name, src, want string }{
+		{"syntax", "{\"turns\": [\n{\"text\": }]}", "p.json:2: invalid JSON"},
+		{"unknown field", `{"turns": [{"txt": "x"}]}`, `unknown field "txt"`},
+		{"no turns", `{"task": "t"}`, "plan has no turns"},
+		{"input not an object", `{"turns": [{"calls": [{"tool": "a", "input": [1]}]}]}`, "input must be a JSON object"},
+		{"both inputs", `{"turns": [{"calls": [{"tool": "a", "input": {}, "input_json": "{"}]}]}`, "give input or input_json, not both"},
+		{"no tool", `{"turns": [{"calls": [{"input": {}}]}]}`, "turn 1 call 1: no tool"},
+	} {
+		_, err := agent.ParsePlan([]byte(tc.src), "p.json")
+		assert.ErrorContains(t, err, tc.want, tc.name)
+	}
 }
