@@ -58,13 +58,17 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
-			if cond != "toolchains" {
-				return false, fmt.Errorf("unknown condition %q", cond)
-			}
 			// REQUIRE_TOOLCHAINS=1 (CI) turns a missing toolchain into a
 			// failure instead of a skip: the script runs and fails.
-			_, err := exec.LookPath("clang")
-			return err == nil || os.Getenv("REQUIRE_TOOLCHAINS") == "1", nil
+			required := os.Getenv("REQUIRE_TOOLCHAINS") == "1"
+			switch cond {
+			case "toolchains": // clang for wasm32-wasi
+				_, err := exec.LookPath("clang")
+				return err == nil || required, nil
+			case "rust": // a rustc with a WASI standard library
+				return required || rustWASI(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"llmfake":     cmdLLMFake,
@@ -156,4 +160,21 @@ func cmdLLMWait(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// rustWASI reports whether a rustc here can build for WASI: the one in
+// PATH (rustup with the target added) or Debian's.
+func rustWASI() bool {
+	for _, rustc := range []string{"rustc", "/usr/bin/rustc"} {
+		for _, target := range []string{"wasm32-wasip1", "wasm32-wasi"} {
+			out, err := exec.Command(rustc, "--print", "target-libdir", "--target", target).Output()
+			if err != nil {
+				continue
+			}
+			if std, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "libstd-*.rlib")); len(std) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -13,7 +13,8 @@
 //     libclang-rt-14-dev-wasm32);
 //   - rust: rustc for wasm32-wasip1 (or the older name wasm32-wasi) with
 //     that target's standard library (Debian: libstd-rust-dev-wasm32;
-//     rustup: `rustup target add wasm32-wasip1`).
+//     rustup: `rustup target add wasm32-wasip1`). When the rustc in PATH
+//     has no such library, Debian's /usr/bin/rustc is tried.
 //
 // A missing toolchain is reported before anything runs, as an error that
 // matches [ErrToolchainMissing] and says what to install.
@@ -360,22 +361,17 @@ func (b *builder) rustBuild(srcDir, dir, out string) error {
 	if err != nil {
 		return missing("building Rust needs rustc, which is not in PATH; install %s", debianRust)
 	}
-	// Rust renamed wasm32-wasi to wasm32-wasip1 (1.78); use whichever
-	// this rustc knows and has a standard library for.
-	known := strings.Fields(b.probe(rustc, "--print", "target-list"))
-	target := ""
-	for _, t := range []string{"wasm32-wasip1", "wasm32-wasi"} {
-		if !slices.Contains(known, t) {
-			continue
-		}
-		libdir := b.probe(rustc, "--print", "target-libdir", "--target", t)
-		if std, _ := filepath.Glob(filepath.Join(libdir, "libstd-*.rlib")); libdir != "" && len(std) > 0 {
-			target = t
-			break
+	target := b.wasiTarget(rustc)
+	if target == "" && rustc != systemRustc && isFile(systemRustc) {
+		// A rustup rustc without the wasm target often shadows Debian's,
+		// which has it when libstd-rust-dev-wasm32 is installed.
+		if t := b.wasiTarget(systemRustc); t != "" {
+			b.opts.Logger.Debug("using the system rustc: the one in PATH has no wasm32-wasip1 standard library", "script", b.name, "path", rustc)
+			rustc, target = systemRustc, t
 		}
 	}
 	if target == "" {
-		return missing("building Rust needs the standard library for wasm32-wasip1, which is not installed; install %s", debianRust)
+		return missing("building Rust needs the standard library for wasm32-wasip1, which %s does not have; install %s", rustc, debianRust)
 	}
 
 	entry := ""
@@ -390,6 +386,27 @@ func (b *builder) rustBuild(srcDir, dir, out string) error {
 	}
 	_, err = b.run("rustc", srcDir, nil, rustc, "--target", target, "--edition", "2021", "-O", "-C", "strip=symbols", "-o", out, entry)
 	return err
+}
+
+// systemRustc is Debian's rustc, tried when the one in PATH cannot build
+// for WASI.
+const systemRustc = "/usr/bin/rustc"
+
+// wasiTarget returns the WASI preview 1 target rustc knows and has a
+// standard library for, or "". Rust renamed wasm32-wasi to wasm32-wasip1
+// (1.78); either will do.
+func (b *builder) wasiTarget(rustc string) string {
+	known := strings.Fields(b.probe(rustc, "--print", "target-list"))
+	for _, t := range []string{"wasm32-wasip1", "wasm32-wasi"} {
+		if !slices.Contains(known, t) {
+			continue
+		}
+		libdir := b.probe(rustc, "--print", "target-libdir", "--target", t)
+		if std, _ := filepath.Glob(filepath.Join(libdir, "libstd-*.rlib")); libdir != "" && len(std) > 0 {
+			return t
+		}
+	}
+	return ""
 }
 
 // probe runs a toolchain query and returns its trimmed stdout, or "".

@@ -53,28 +53,20 @@ func TestScript(t *testing.T) {
 	for _, tc := range []struct {
 		lang  string
 		tools []string
-		// optional toolchains are skipped even under REQUIRE_TOOLCHAINS:
-		// CI installs no Rust standard library for wasm32.
-		optional bool
 	}{
 		{lang: "go", tools: []string{"go"}},
 		{lang: "c", tools: []string{"clang", "wasm-ld"}},
-		{lang: "rust", tools: []string{"rustc"}, optional: true},
+		// CI installs Debian's rustc and libstd-rust-dev-wasm32.
+		{lang: "rust", tools: []string{"rustc"}},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			for _, tool := range tc.tools {
-				if _, err := exec.LookPath(tool); err != nil && tc.optional {
-					t.Skipf("%s not installed", tool)
-				}
 				requireTool(t, tool)
 			}
 			dir := copySkill(t, tc.lang)
 			target := Target{Lang: tc.lang, Dir: "src", Output: "scripts/hello.wasm"}
 			err := Script(t.Context(), dir, "hello:"+tc.lang, target, &Options{Stdout: testWriter{t}, Stderr: testWriter{t}})
 			if errors.Is(err, ErrToolchainMissing) {
-				if tc.optional {
-					t.Skip(err)
-				}
 				requireToolchain(t, err)
 			}
 			if err != nil {
