@@ -255,15 +255,16 @@ func (s *Session) newRun() (*run, error) {
 	return r, nil
 }
 
-// builtinGeneral returns the builtin "general" agent.
-func builtinGeneral() *Definition {
+// builtinGeneral is the builtin "general" agent, parsed once (a
+// Definition is not modified once shared).
+var builtinGeneral = sync.OnceValue(func() *Definition {
 	for _, d := range Builtin() {
 		if d.Name == "general" {
 			return d
 		}
 	}
 	panic("agent: no builtin general agent")
-}
+})
 
 // emit records e in the transcript and shows it to the observer.
 func (r *run) emit(e Event) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/host"
@@ -26,59 +27,62 @@ func benchPlan(b *testing.B) *agent.Plan {
 }
 
 // BenchmarkSessionLoop measures the loop's own cost: a 9-turn scripted
-// session with 16 tool calls, transcript written (to io.Discard).
-// Compare with BenchmarkSessionBaseline, the same provider and tool
-// calls made directly, to see what the loop adds (history, tool specs,
-// scoping, events, JSON lines).
+// session with 16 tool calls, transcript written (to io.Discard), against
+// the same provider and tool calls made directly with the same growing
+// history, in the same run ("x-direct"). The difference is what the loop
+// adds: per-session setup (its registry, scoping), events as JSON lines,
+// history copies, goroutines for calls.
 func BenchmarkSessionLoop(b *testing.B) {
 	p := benchPlan(b)
-	ping := &fakeTool{name: "ping", result: &host.ToolResult{Content: "pong"}}
 	reg := host.NewRegistry()
-	if err := reg.Add(ping); err != nil {
+	if err := reg.Add(&fakeTool{name: "ping", result: &host.ToolResult{Content: "pong"}}); err != nil {
 		b.Fatal(err)
 	}
 	sess := &agent.Session{Provider: agent.NewScripted(p), Tools: reg, Transcript: agent.NewTranscript(io.Discard)}
 	b.ReportAllocs()
+	start := time.Now()
+	n := 0
 	for b.Loop() {
 		res, err := sess.Run(context.Background(), "bench")
 		if err != nil || res.Outcome != agent.OutcomeCompleted {
 			b.Fatal(err, res)
 		}
+		n++
 	}
-}
+	loop := time.Since(start)
+	b.StopTimer()
 
-// BenchmarkSessionBaseline makes the provider calls and tool calls of
-// BenchmarkSessionLoop directly, with the same growing history.
-func BenchmarkSessionBaseline(b *testing.B) {
-	p := benchPlan(b)
-	ping := &fakeTool{name: "ping", result: &host.ToolResult{Content: "pong"}}
-	reg := host.NewRegistry()
-	if err := reg.Add(ping); err != nil {
-		b.Fatal(err)
-	}
 	prov := agent.NewScripted(p)
 	spec := []agent.ToolSpec{{Name: "ping", InputSchema: json.RawMessage(`{"type":"object"}`)}}
-	b.ReportAllocs()
-	for b.Loop() {
-		msgs := []agent.Message{{Role: agent.RoleUser, Text: "bench"}}
-		for {
-			resp, err := prov.Complete(context.Background(), &agent.Request{Messages: msgs, Tools: spec})
+	start = time.Now()
+	for range n {
+		directSession(b, prov, reg, spec)
+	}
+	direct := time.Since(start)
+	b.ReportMetric(float64(direct.Nanoseconds())/float64(n), "direct-ns/op")
+	b.ReportMetric(float64(loop)/float64(direct), "x-direct")
+}
+
+// directSession is BenchmarkSessionLoop's session without the loop.
+func directSession(b *testing.B, prov agent.Provider, reg *host.Registry, spec []agent.ToolSpec) {
+	msgs := []agent.Message{{Role: agent.RoleUser, Text: "bench"}}
+	for {
+		resp, err := prov.Complete(context.Background(), &agent.Request{Messages: msgs, Tools: spec})
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs = append(msgs, resp.Message)
+		if len(resp.Message.ToolCalls) == 0 {
+			return
+		}
+		var results []agent.ToolResult
+		for _, c := range resp.Message.ToolCalls {
+			r, err := reg.Call(context.Background(), c.Name, c.Input)
 			if err != nil {
 				b.Fatal(err)
 			}
-			msgs = append(msgs, resp.Message)
-			if len(resp.Message.ToolCalls) == 0 {
-				break
-			}
-			var results []agent.ToolResult
-			for _, c := range resp.Message.ToolCalls {
-				r, err := reg.Call(context.Background(), c.Name, c.Input)
-				if err != nil {
-					b.Fatal(err)
-				}
-				results = append(results, agent.ToolResult{CallID: c.ID, Content: r.Content})
-			}
-			msgs = append(msgs, agent.Message{Role: agent.RoleUser, ToolResults: results})
+			results = append(results, agent.ToolResult{CallID: c.ID, Content: r.Content})
 		}
+		msgs = append(msgs, agent.Message{Role: agent.RoleUser, ToolResults: results})
 	}
 }

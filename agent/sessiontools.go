@@ -424,12 +424,8 @@ func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
 	if err := CheckRequiredAgent(def, r.def.Name); err != nil {
 		return ToolResult{Content: err.Error(), IsError: true}, nil //nolint:nilerr // a refusal is the model's to see
 	}
-	if len(c.Input) == 0 {
-		c.Input = json.RawMessage(`{}`)
-	}
-	if !json.Valid(c.Input) {
-		return ToolResult{Content: fmt.Sprintf("the input of %s is not valid JSON: %s", c.Name, Truncate(string(c.Input), 200)), IsError: true}, nil
-	}
+	// The registry checks the input (JSON, an object, the schema) and says
+	// what is wrong in an error result.
 	ctx = host.WithCaller(ctx, host.Caller{Agent: r.def.Name})
 	res, err := r.reg.Call(ctx, c.Name, c.Input)
 	switch {

@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,6 +152,18 @@ func checkToolName(d ToolDef) error {
 	return nil
 }
 
+// compiledSchemas keeps compiled schemas by their text, so a schema that
+// many tools or registries share (a session's own tools, a script's
+// command-line schema, a reloaded skill) is compiled once. A compiled
+// schema is immutable and safe for concurrent validation. At most
+// maxCompiledSchemas are kept; beyond that, schemas are compiled each time.
+var compiledSchemas struct {
+	sync.Mutex
+	m map[[32]byte]*jsonschema.Schema
+}
+
+const maxCompiledSchemas = 4096
+
 // compileToolSchema compiles a tool's schema, or returns nil for none. The
 // compiler loads nothing: a $ref to a file or URL fails.
 func compileToolSchema(tool, which string, raw json.RawMessage) (*jsonschema.Schema, error) {
@@ -160,13 +173,36 @@ func compileToolSchema(tool, which string, raw json.RawMessage) (*jsonschema.Sch
 	if len(raw) > MaxSchemaSize {
 		return nil, fmt.Errorf("host: tool %q: %s schema is %d bytes, over the %d-byte limit", tool, which, len(raw), MaxSchemaSize)
 	}
+	key := sha256.Sum256(raw)
+	compiledSchemas.Lock()
+	cached, ok := compiledSchemas.m[key]
+	compiledSchemas.Unlock()
+	if ok {
+		return cached, nil
+	}
+	s, err := compileSchema(tool, which, raw, fmt.Sprintf("urn:skillrun:schema:%x", key[:16]))
+	if err != nil {
+		return nil, err
+	}
+	compiledSchemas.Lock()
+	if compiledSchemas.m == nil {
+		compiledSchemas.m = map[[32]byte]*jsonschema.Schema{}
+	}
+	if len(compiledSchemas.m) < maxCompiledSchemas {
+		compiledSchemas.m[key] = s
+	}
+	compiledSchemas.Unlock()
+	return s, nil
+}
+
+// compileSchema compiles raw as the resource url.
+func compileSchema(tool, which string, raw json.RawMessage, url string) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("host: tool %q: %s schema is not valid JSON: %w", tool, which, err)
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // no file or network access
-	url := "urn:skillrun:tool:" + tool + ":" + which
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("host: tool %q: %s schema: %w", tool, which, err)
 	}
