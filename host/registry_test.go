@@ -340,3 +340,33 @@ func TestRegistryHammer(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRegistrySharedSchema: tools (in two registries) with the same schema
+// share one compiled copy, and each still names itself when input fails.
+func TestRegistrySharedSchema(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	r1, r2 := NewRegistry(), NewRegistry()
+	a, b := tool("alpha", SourceCore, ""), tool("beta", SourceCore, "")
+	a.def.InputSchema, b.def.InputSchema = schema, schema
+	for _, add := range []error{r1.Add(a), r2.Add(b)} {
+		if add != nil {
+			t.Fatal(add)
+		}
+	}
+	if r1.tools["alpha"].in == nil || r1.tools["alpha"].in != r2.tools["beta"].in {
+		t.Error("the same schema was compiled twice")
+	}
+	for _, c := range []struct {
+		r    *Registry
+		name string
+	}{{r1, "alpha"}, {r2, "beta"}} {
+		res, err := c.r.Call(context.Background(), c.name, json.RawMessage(`{"n":"x"}`))
+		if err != nil || !res.IsError || !strings.Contains(res.Content, "tool "+c.name+": invalid input: at /n:") {
+			t.Errorf("%s with a bad input: %+v %v", c.name, res, err)
+		}
+		res, err = c.r.Call(context.Background(), c.name, json.RawMessage(`{"n":1}`))
+		if err != nil || res.IsError {
+			t.Errorf("%s with a good input: %+v %v", c.name, res, err)
+		}
+	}
+}
