@@ -64,12 +64,16 @@ type Limits struct {
 	LoopRepeats int
 	// MaxParallel bounds the tool calls of one turn run at once (4).
 	MaxParallel int
+	// MaxCallsPerTurn bounds the tool calls of one reply that are run
+	// (64); the rest get an error result saying so, as model output is
+	// untrusted and a reply could ask for thousands.
+	MaxCallsPerTurn int
 	// MaxReplyTokens bounds each reply (the provider's default).
 	MaxReplyTokens int
 }
 
 // DefaultLimits are the limits a zero [Limits] stands for.
-var DefaultLimits = Limits{MaxTurns: 20, LoopRepeats: 3, MaxParallel: 4}
+var DefaultLimits = Limits{MaxTurns: 20, LoopRepeats: 3, MaxParallel: 4, MaxCallsPerTurn: 64}
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxTurns <= 0 {
@@ -80,6 +84,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxParallel <= 0 {
 		l.MaxParallel = DefaultLimits.MaxParallel
+	}
+	if l.MaxCallsPerTurn <= 0 {
+		l.MaxCallsPerTurn = DefaultLimits.MaxCallsPerTurn
 	}
 	return l
 }
@@ -403,7 +410,12 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 			return r.end(OutcomeMaxTokens, lastText, fmt.Errorf("%d tokens used, over the budget of %d (--max-tokens)", r.totals.Usage.Total(), r.limits.MaxTokens))
 		}
 
-		results, fatal := r.callTools(ctx, turn, msg.ToolCalls)
+		calls := msg.ToolCalls[:min(len(msg.ToolCalls), r.limits.MaxCallsPerTurn)]
+		results, fatal := r.callTools(ctx, turn, calls)
+		if extra := msg.ToolCalls[len(calls):]; len(extra) > 0 {
+			results = append(results, r.notRun(turn, extra, fmt.Sprintf(
+				"not run: a reply may make at most %d tool calls; make the rest in the next turn", r.limits.MaxCallsPerTurn))...)
+		}
 		r.history = append(r.history, Message{Role: RoleUser, ToolResults: results})
 		if ctx.Err() != nil {
 			return r.end(r.ctxOutcome(ctx), lastText, context.Cause(ctx))
@@ -464,8 +476,8 @@ func (r *run) notRun(turn int, calls []ToolCall, why string) []ToolResult {
 	return out
 }
 
-// safeCalls returns calls with every input valid JSON (see [safeJSON]),
-// for the transcript.
+// safeCalls returns calls with every input valid JSON (see [safeJSON])
+// and bounded, for the transcript.
 func safeCalls(calls []ToolCall) []ToolCall {
 	out := slices.Clone(calls)
 	for i := range out {

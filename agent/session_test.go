@@ -791,3 +791,39 @@ text = "refused"
 	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v", res.Err)
 	assert.Equal(t, 1, res.Totals.ToolErrors)
 }
+
+// TestSessionHostileReplies: a reply asking for more tool calls than a
+// turn allows gets the rest refused (each still has one result), and a
+// huge tool input is cut in the transcript, whose lines stay valid JSON.
+func TestSessionHostileReplies(t *testing.T) {
+	var calls atomic.Int32
+	ping := &fakeTool{name: "ping", parallel: true, call: func(context.Context) (*host.ToolResult, error) {
+		calls.Add(1)
+		return &host.ToolResult{Content: "pong"}, nil
+	}}
+	huge := `{"blob":"` + strings.Repeat("x", agent.MaxTranscriptContent*2) + `"}`
+	prov := providerFunc(func(_ context.Context, r *agent.Request) (*agent.Response, error) {
+		if len(r.Messages) > 1 {
+			return &agent.Response{Message: agent.Message{Text: "ok"}, StopReason: agent.StopEndTurn}, nil
+		}
+		var tc []agent.ToolCall
+		for i := range 70 {
+			tc = append(tc, agent.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "ping", Input: json.RawMessage(`{}`)})
+		}
+		tc[0].Input = json.RawMessage(huge)
+		return &agent.Response{Message: agent.Message{ToolCalls: tc}, StopReason: agent.StopToolUse}, nil
+	})
+	var buf bytes.Buffer
+	res, err := (&agent.Session{Provider: prov, Tools: toolsOf(t, ping), Transcript: agent.NewTranscript(&buf)}).Run(context.Background(), "x")
+	require.NoError(t, err)
+	assert.Equal(t, agent.OutcomeCompleted, res.Outcome)
+	assert.Equal(t, int32(agent.DefaultLimits.MaxCallsPerTurn), calls.Load())
+	assert.Equal(t, 70-agent.DefaultLimits.MaxCallsPerTurn, res.Totals.ToolErrors)
+	events := readTranscript(t, buf.Bytes())
+	checkOneResultPerCall(t, events)
+	for _, line := range bytes.Split(buf.Bytes(), []byte("\n")) {
+		assert.Less(t, len(line), 3*agent.MaxTranscriptContent, "a transcript line is bounded")
+	}
+	last := ofType(events, agent.EventToolResult)[69]
+	assert.Contains(t, last.Content, "at most 64 tool calls")
+}

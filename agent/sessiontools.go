@@ -450,15 +450,16 @@ func (r *run) offered() string {
 	return strings.Join(names, ", ")
 }
 
-// safeJSON returns raw if it is valid JSON, else raw as a JSON string, so
-// a transcript line is always valid JSON.
+// safeJSON returns raw if it is valid JSON of at most
+// [MaxTranscriptContent] bytes, else raw (cut to that size) as a JSON
+// string, so a transcript line is always valid JSON and bounded.
 func safeJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return json.RawMessage(`{}`)
 	}
-	if json.Valid(raw) {
+	if len(raw) <= MaxTranscriptContent && json.Valid(raw) {
 		return raw
 	}
-	b, _ := json.Marshal(string(raw))
+	b, _ := json.Marshal(Truncate(string(raw), MaxTranscriptContent))
 	return b
 }

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -420,11 +422,22 @@ func (v *liveView) show(e agent.Event) {
 	}
 }
 
-// oneLine returns the first line of s, cut to n bytes.
+// oneLine returns the first line of s, cut to n bytes, with control
+// characters shown as U+FFFD: model text and tool results are untrusted,
+// and an escape sequence on the terminal could hide or fake a prompt.
 func oneLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			return utf8.RuneError
+		}
+		return r
+	}, s)
 	return agent.Truncate(s, n)
 }
