@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -90,7 +91,7 @@ budget, loop, refusal, provider or auth failure), 2 usage error, 124 the
 	fl.StringVar(&f.provider, "provider", "", "anthropic, openai or scripted (default scripted with --plan)")
 	fl.StringVar(&f.model, "model", "", "the `MODEL` (default: the agent's, then the provider's)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the provider's API base `URL` (a local OpenAI-compatible server)")
-	fl.StringVar(&f.agentName, "agent", "", "the agent `NAME` (default general); from --agents or builtin")
+	fl.StringVar(&f.agentName, "agent", "", "the agent `NAME` (default general), or SKILL:NAME for a skill's agent; from --agents, the skills' agents/ folders, or builtin")
 	fl.StringArrayVar(&f.agentDirs, "agents", nil, "a `DIR` of agent definitions (*.md), highest precedence (repeatable)")
 	fl.StringVar(&f.plan, "plan", "", "a scripted plan `FILE` (TOML) for --provider scripted")
 	fl.StringArrayVar(&f.run.skills, "skills", nil, "a skill `PATH` or a folder of skills for the catalog (repeatable; default: the project's and the user's skill folders)")
@@ -119,10 +120,6 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	def, err := sessionAgent(f, stderr)
-	if err != nil {
-		return err
-	}
 	// The --skills paths, or the default skill folders (as catalog and
 	// mcp); a skill that cannot be loaded is reported and left out.
 	found, err := discoverArgs(cmd, f.run.skills)
@@ -130,6 +127,10 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		return err
 	}
 	catalog := found.Skills
+	def, err := sessionAgent(f, catalog, stderr)
+	if err != nil {
+		return err
+	}
 	grants, err := skillGrants(&f.run, catalog)
 	if err != nil {
 		return err
@@ -282,10 +283,22 @@ func sessionTask(cmd *cobra.Command, args []string, plan *agent.Plan) (string, e
 	return "", usageErr("no task: give one as the argument (or in the plan's task)")
 }
 
-// sessionAgent finds --agent among the --agents definitions and the
-// builtin ones.
-func sessionAgent(f *sessionFlags, stderr io.Writer) (*agent.Definition, error) {
+// sessionAgent finds --agent among the --agents definitions (user), the
+// agents/ folders of the catalog's skills (plugin agents, scoped to the
+// core tools and their own skill's) and the builtin ones.
+func sessionAgent(f *sessionFlags, catalog []*skills.Skill, stderr io.Writer) (*agent.Definition, error) {
 	defs := agent.Builtin()
+	for _, s := range catalog {
+		dir := filepath.Join(filepath.Dir(s.Location), "agents")
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue
+		}
+		found, errs := agent.LoadDir(dir, agent.SourcePlugin, s.Name)
+		for _, err := range errs { // a skill's broken agent does not stop the session
+			fmt.Fprintf(stderr, "skillrun: skill %s: %v\n", s.Name, err)
+		}
+		defs = append(defs, found...)
+	}
 	for _, dir := range f.agentDirs {
 		found, errs := agent.LoadDir(dir, agent.SourceUser, "")
 		if len(errs) > 0 {
