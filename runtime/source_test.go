@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,6 +297,38 @@ func TestSourceVendoredPackage(t *testing.T) {
 	require.NoError(t, r.err)
 	require.Equal(t, uint32(0), r.res.ExitCode, "stderr: %s", r.stderr)
 	assert.Equal(t, "hello-wasm-world\n", r.stdout)
+}
+
+// TestSourcePythonZip: zlib is built in, so office files (zip archives
+// with deflated entries) can be written and read, and gzip works; the
+// archive written in the sandbox is a valid zip outside it.
+func TestSourcePythonZip(t *testing.T) {
+	s := sourceSkill(t, `write = ["workspace"]`, "scripts/z.py", map[string]string{
+		"scripts/z.py": `import gzip, zipfile, zlib
+data = b"hello " * 1000
+print("zlib", zlib.decompress(zlib.compress(data)) == data)
+print("gzip", gzip.decompress(gzip.compress(b"abc")) == b"abc")
+with zipfile.ZipFile("/workspace/report.docx", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("word/document.xml", "<w:document>" + "x" * 5000 + "</w:document>")
+with zipfile.ZipFile("/workspace/report.docx") as z:
+    i = z.getinfo("word/document.xml")
+    print("deflated", i.compress_type == zipfile.ZIP_DEFLATED, i.compress_size < i.file_size)
+`,
+	})
+	ws := t.TempDir()
+	r := runSource(t, s, "main", interp.Python, &ScriptRun{Workspace: ws})
+	require.NoError(t, r.err)
+	require.Equal(t, uint32(0), r.res.ExitCode, "stderr: %s", r.stderr)
+	assert.Equal(t, "zlib True\ngzip True\ndeflated True True\n", r.stdout)
+	zr, err := zip.OpenReader(filepath.Join(ws, "report.docx"))
+	require.NoError(t, err)
+	defer zr.Close()
+	require.Len(t, zr.File, 1)
+	f, err := zr.File[0].Open()
+	require.NoError(t, err)
+	body, err := io.ReadAll(f)
+	require.NoError(t, err)
+	assert.Equal(t, "<w:document>"+strings.Repeat("x", 5000)+"</w:document>", string(body))
 }
 
 // TestSourceJSFetch: fetch goes through http_fetch, so without a net

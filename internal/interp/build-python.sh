@@ -4,7 +4,8 @@
 # wasi-libc and libclang-rt-14-dev-wasm32, and installs it where skillrun
 # looks for interpreters:
 #
-#   $OUT/python.wasm      the interpreter (a WASI command module)
+#   $OUT/python.wasm      the interpreter (a WASI command module), with
+#                         zlib (Debian's zlib source) linked in
 #   $OUT/lib/python3.11/  the pure-Python standard library, mounted
 #                         read-only in the guest at /usr/local/lib/python3.11
 #   $OUT/VERSION          the Debian source version it was built from,
@@ -23,8 +24,12 @@ DEB_VERSION=${DEB_VERSION:-3.11.2-6+deb12u8}
 # BUILD counts changes to what this script installs from the same source;
 # VERSION is "$DEB_VERSION+skillrun$BUILD", so a bump makes `make python`
 # rebuild.
-BUILD=2
+BUILD=3
 ORIG_SHA256=${ORIG_SHA256:-2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849}
+# zlib, built for wasm32-wasi and linked in: zlib, gzip and zipfile's
+# deflate (docx, xlsx and pptx are zip files) need it.
+ZLIB_DEB_VERSION=${ZLIB_DEB_VERSION:-1:1.2.13.dfsg-1}
+ZLIB_ORIG_SHA256=${ZLIB_ORIG_SHA256:-71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -87,6 +92,29 @@ if [ ! -f "$src/configure" ]; then
   dpkg-source --no-check -x "$dl"/python3.11_*.dsc "$src" >/dev/null
 fi
 
+zsrc="$work/zlib-src"
+zlib="$work/zlib"
+if [ ! -f "$zlib/libz.a" ]; then
+  echo "== apt-get source zlib=$ZLIB_DEB_VERSION; build it for wasm32-wasi"
+  zdl="$work/zdl"
+  mkdir -p "$zdl" "$zlib"
+  [ -n "$(ls "$apt/lists/" 2>/dev/null | grep -v partial)" ] || apt-get "${aptopts[@]}" update -qq >/dev/null
+  (cd "$zdl" && apt-get "${aptopts[@]}" source --download-only -qq "zlib=$ZLIB_DEB_VERSION")
+  zorig=$(ls "$zdl"/zlib_*.orig.tar.*)
+  got=$(sha256sum "$zorig" | cut -d' ' -f1)
+  if [ "$got" != "$ZLIB_ORIG_SHA256" ]; then
+    echo "build-python.sh: $zorig has sha256 $got, want $ZLIB_ORIG_SHA256" >&2
+    exit 1
+  fi
+  rm -rf "$zsrc"
+  dpkg-source --no-check -x "$zdl"/zlib_*.dsc "$zsrc" >/dev/null
+  for f in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback inffast inflate inftrees trees uncompr zutil; do
+    clang --target=wasm32-wasi -O2 -D_LARGEFILE64_SOURCE=1 -DHAVE_HIDDEN -c "$zsrc/$f.c" -o "$zlib/$f.o"
+  done
+  llvm-ar-14 rcs "$zlib/libz.a" "$zlib"/*.o
+  cp "$zsrc/zlib.h" "$zsrc/zconf.h" "$zlib/"
+fi
+
 echo "== configure (wasm32-wasi, clang $(clang -dumpversion))"
 bld="$work/build"
 mkdir -p "$bld"
@@ -96,7 +124,8 @@ if [ ! -f Makefile ]; then
   CC="clang --target=wasm32-wasi" CPP="clang --target=wasm32-wasi -E" \
   AR=llvm-ar-14 RANLIB=llvm-ranlib-14 \
   LDFLAGS="-Wl,--strip-debug" PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= \
-  ac_cv_header_zlib_h=no ac_cv_header_lzma_h=no ac_cv_header_bzlib_h=no \
+  ZLIB_CFLAGS="-I$zlib" ZLIB_LIBS="-L$zlib -lz" \
+  ac_cv_header_lzma_h=no ac_cv_header_bzlib_h=no \
   ac_cv_header_uuid_h=no ac_cv_header_uuid_uuid_h=no ac_cv_header_sqlite3_h=no \
   ac_cv_header_ffi_h=no ac_cv_header_gdbm_h=no ac_cv_header_readline_readline_h=no \
     "$src/configure" -C \
