@@ -1,7 +1,26 @@
-// Package agent defines the agents a session runs: who the model is told
-// it is (a system prompt), which model and settings it uses, and which
-// tools it may call. Providers and the session loop come later; this part
-// of the package is agent definitions, their precedence and tool scoping.
+// Package agent runs agent sessions over sandboxed skills: a model (a
+// [Provider]) gets a task, a system prompt with the skills catalog, and
+// tools; it calls them until it answers or a limit ends the session
+// ([Session]). It also defines the agents a session runs: who the model
+// is told it is, which model and settings it uses, and which tools it may
+// call.
+//
+// # Sessions
+//
+// A [Session] offers skill_search, skill_activate and skill_read (the
+// three levels of progressive disclosure), every skill script as
+// "<skill>__<script>" (run in the sandbox under the grant its skill gets,
+// offered once the skill is activated), the caller's tools (workspace,
+// MCP) and tool_search for deferred tools. Tool failures go back to the
+// model as error results; limits ([Limits]), cancellation, provider and
+// host failures end the session with an [Outcome]. Every event is written
+// to a [Transcript] as JSON lines as it happens.
+//
+// Providers speak the neutral types of this package ([Request],
+// [Response], [Message]); package providers has Anthropic's Messages API
+// and OpenAI-compatible chat completions, and [NewScripted] replays a
+// [Plan] offline. Retries of failed calls are the session's
+// ([RetryPolicy]).
 //
 // # Definitions
 //
