@@ -144,6 +144,20 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 		return nil, fmt.Errorf("%s: %s: %w", label, sc.Module, err)
 	}
 
+	return runCompiled(ctx, m, s, script, sc, eff, sr, &RunConfig{
+		Args:   append(append([]string{}, sc.Args...), sr.Args...),
+		Env:    envFor(eff),
+		Mounts: mounts,
+	}, "")
+}
+
+// runCompiled runs m as script of s, audited, with the host functions of
+// sr and the limits of eff; rc brings the arguments, environment and
+// mounts, the rest of it is filled in here. note is added to the audit
+// line of the run.
+func runCompiled(ctx context.Context, m *CompiledModule, s *skills.Skill, script string, sc *skills.Script,
+	eff capabilities.Set, sr *ScriptRun, rc *RunConfig, note string) (*Result, error) {
+	label := s.Name + ":" + script
 	auditor := sr.Auditor
 	if auditor == nil {
 		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
@@ -152,23 +166,14 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
 			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
 	}
-	audit("run", label, "allow", "effective: "+capabilities.Describe(eff))
-	return m.Run(ctx, &RunConfig{
-		Host:    scriptHostEnv(s, script, eff, auditor, sr),
-		Name:    label,
-		Args:    append(append([]string{}, sc.Args...), sr.Args...),
-		Env:     envFor(eff),
-		Stdin:   sr.Stdin,
-		Stdout:  sr.Stdout,
-		Stderr:  sr.Stderr,
-		Mounts:  mounts,
-		Memory:  uint64(eff.Memory),
-		Timeout: time.Duration(eff.Timeout),
-		Output:  uint64(eff.Output),
-		Audit:   audit,
-
-		Deterministic: sc.Deterministic,
-	})
+	audit("run", label, "allow", "effective: "+capabilities.Describe(eff)+note)
+	rc.Host = scriptHostEnv(s, script, eff, auditor, sr)
+	rc.Name = label
+	rc.Stdin, rc.Stdout, rc.Stderr = sr.Stdin, sr.Stdout, sr.Stderr
+	rc.Memory, rc.Timeout, rc.Output = uint64(eff.Memory), time.Duration(eff.Timeout), uint64(eff.Output)
+	rc.Audit = audit
+	rc.Deterministic = sc.Deterministic
+	return m.Run(ctx, rc)
 }
 
 // scriptHostEnv builds the host functions' view of one script run.

@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/interp"
@@ -118,31 +117,8 @@ func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script s
 	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 
-	auditor := sr.Auditor
-	if auditor == nil {
-		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
-	}
-	audit := func(kind, value, decision, reason string) {
-		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
-			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
-	}
-	audit("run", label, "allow", "effective: "+capabilities.Describe(eff)+"; interpreter "+lang+" for "+sc.Source)
-	return m.Run(ctx, &RunConfig{
-		Host:    scriptHostEnv(s, script, eff, auditor, sr),
-		Name:    label,
-		Args:    args,
-		Env:     env,
-		Stdin:   sr.Stdin,
-		Stdout:  sr.Stdout,
-		Stderr:  sr.Stderr,
-		Mounts:  all,
-		Memory:  uint64(eff.Memory),
-		Timeout: time.Duration(eff.Timeout),
-		Output:  uint64(eff.Output),
-		Audit:   audit,
-
-		Deterministic: sc.Deterministic,
-	})
+	return runCompiled(ctx, m, s, script, sc, eff, sr, &RunConfig{Args: args, Env: env, Mounts: all},
+		"; interpreter "+lang+" for "+sc.Source)
 }
 
 // skillGuestPath is where a script sees its skill folder.
