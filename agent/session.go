@@ -100,7 +100,8 @@ func (l Limits) withDefaults() Limits {
 // The tools are: skill_search, skill_activate and skill_read (levels 1 to
 // 3 of progressive disclosure, when there are skills), every script of
 // every skill as "<skill>__<script>" (run in the sandbox under the grant
-// Grant gives its skill), the tools of Tools (core workspace tools, MCP
+// Grant gives its skill) and skill_run, which runs any of them by skill
+// and script name, the tools of Tools (core workspace tools, MCP
 // tools), and tool_search when some tools are deferred. Without an
 // explicit tools list in the agent's definition, skill scripts are
 // deferred until their skill is activated (or found by tool_search), and
@@ -168,6 +169,7 @@ const (
 	ToolSkillSearch   = "skill_search"
 	ToolSkillActivate = "skill_activate"
 	ToolSkillRead     = "skill_read"
+	ToolSkillRun      = "skill_run"
 	ToolSearch        = "tool_search"
 )
 

@@ -827,3 +827,72 @@ func TestSessionHostileReplies(t *testing.T) {
 	last := ofType(events, agent.EventToolResult)[69]
 	assert.Contains(t, last.Content, "at most 64 tool calls")
 }
+
+// TestSessionSkillRun: skill_run runs a script by skill and script name
+// through its own tool (same grant, permissions and schema), and names
+// what is wrong otherwise.
+func TestSessionSkillRun(t *testing.T) {
+	s, ws := exampleSkill(t)
+	p := plan(t, `
+[[turn]]
+[[turn.call]]
+tool = "skill_run"
+input = { skill = "csv-stats", args = ["sales.csv"] }
+[[turn.call]]
+tool = "skill_run"
+input = { skill = "csv-stats", script = "nope" }
+[[turn.call]]
+tool = "skill_run"
+input = { skill = "nope" }
+[[turn.call]]
+tool = "skill_run"
+input = { skill = "csv-stats", script = "stats", input = { args = ["missing.csv"] } }
+[[turn]]
+expect = ["10 rows", "has no script \"nope\"; its scripts: stats", "no skill \"nope\"", "exited with status"]
+text = "ran"
+`)
+	var buf bytes.Buffer
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Runtime: newRuntime(t), Workspace: ws,
+		Grant: func(string) capabilities.Set {
+			return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
+		},
+		Transcript: agent.NewTranscript(&buf)}
+	res, err := sess.Run(context.Background(), "run")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v\n%s", res.Err, buf.String())
+	assert.Equal(t, 3, res.Totals.ToolErrors)
+
+	// Without the grant and without a terminal, skill_run is denied like
+	// the script's own tool.
+	sess.Grant = nil
+	sess.Provider = agent.NewScripted(plan(t, `
+[[turn]]
+[[turn.call]]
+tool = "skill_run"
+input = { skill = "csv-stats", args = ["sales.csv"] }
+[[turn]]
+expect = ["--allow-read=workspace", "did not run"]
+text = "denied"
+`))
+	buf.Reset()
+	sess.Transcript = agent.NewTranscript(&buf)
+	res, err = sess.Run(context.Background(), "run")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v", res.Err)
+	assert.Len(t, ofType(readTranscript(t, buf.Bytes()), agent.EventPermission), 1)
+}
+
+// TestTranscriptTwoRuns: a Session run twice on one Transcript continues
+// it: two session_start/session_end pairs, numbered on.
+func TestTranscriptTwoRuns(t *testing.T) {
+	var buf bytes.Buffer
+	sess := &agent.Session{Provider: agent.NewScripted(plan(t, "[[turn]]\ntext = \"ok\"\n")), Transcript: agent.NewTranscript(&buf)}
+	for range 2 {
+		res, err := sess.Run(context.Background(), "x")
+		require.NoError(t, err)
+		require.Equal(t, agent.OutcomeCompleted, res.Outcome)
+	}
+	events := readTranscript(t, buf.Bytes())
+	assert.Len(t, ofType(events, agent.EventSessionStart), 2)
+	assert.Len(t, ofType(events, agent.EventSessionEnd), 2)
+}

@@ -191,7 +191,77 @@ func (r *run) skillTools() []host.Tool {
 			return &host.ToolResult{Content: string(data)}, nil
 		},
 	}
-	return []host.Tool{search, activate, read}
+	tools := []host.Tool{search, activate, read}
+	if r.s.Runtime != nil {
+		tools = append(tools, r.skillRunTool())
+	}
+	return tools
+}
+
+// skillRunTool is skill_run: a script of a skill by name, for a model
+// that would rather not load each script's tool. It calls the script's
+// own tool, so scope, schema, permissions and audit are the same.
+func (r *run) skillRunTool() host.Tool {
+	return &funcTool{
+		def: host.ToolDef{Name: ToolSkillRun, Source: host.SourceCore, Parallel: true,
+			Description: "Run a script of a skill in the sandbox. Give the skill and the script (optional when the skill has one). " +
+				"A script without an input schema takes command-line args and stdin; otherwise give input, an object matching its schema.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"skill":{"type":"string"},"script":{"type":"string"},` +
+				`"args":{"type":"array","items":{"type":"string"}},"stdin":{"type":"string"},` +
+				`"input":{"type":"object","description":"the script's input, for a script with an input schema"}},` +
+				`"required":["skill"],"additionalProperties":false}`)},
+		call: func(ctx context.Context, in json.RawMessage) (*host.ToolResult, error) {
+			var a struct {
+				Skill  string          `json:"skill"`
+				Script string          `json:"script"`
+				Args   []string        `json:"args"`
+				Stdin  *string         `json:"stdin"`
+				Input  json.RawMessage `json:"input"`
+			}
+			if err := json.Unmarshal(in, &a); err != nil {
+				return failed(ToolSkillRun, err)
+			}
+			sk, bad := r.skill(a.Skill)
+			if bad != nil {
+				return bad, nil
+			}
+			var names []string
+			if sk.Manifest != nil {
+				names = sk.Manifest.ScriptNames()
+			}
+			switch {
+			case len(names) == 0:
+				return host.ErrorResult(fmt.Sprintf("skill_run: skill %s has no scripts; it is instructions only (skill_activate)", sk.Name)), nil
+			case a.Script == "" && len(names) > 1:
+				return host.ErrorResult(fmt.Sprintf("skill_run: skill %s has %d scripts; name one: %s", sk.Name, len(names), strings.Join(names, ", "))), nil
+			case a.Script == "":
+				a.Script = names[0]
+			case !slices.Contains(names, a.Script):
+				return host.ErrorResult(fmt.Sprintf("skill_run: skill %s has no script %q; its scripts: %s", sk.Name, a.Script, strings.Join(names, ", "))), nil
+			}
+			name := host.SkillToolName(sk.Name, a.Script)
+			if _, ok := r.scope[name]; !ok {
+				return host.ErrorResult(fmt.Sprintf("skill_run: %s is not available to agent %s", name, r.def.QualifiedName())), nil
+			}
+			input := a.Input
+			if len(input) == 0 {
+				cl := map[string]any{}
+				if a.Args != nil {
+					cl["args"] = a.Args
+				}
+				if a.Stdin != nil {
+					cl["stdin"] = *a.Stdin
+				}
+				input, _ = json.Marshal(cl)
+			}
+			res, err := r.reg.Call(ctx, name, input)
+			if err != nil {
+				return nil, err
+			}
+			return res, nil
+		},
+	}
 }
 
 // scopeList returns the tools in scope, in name order.

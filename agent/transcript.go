@@ -97,18 +97,18 @@ type Totals struct {
 const MaxTranscriptContent = 64 << 10
 
 // A Transcript writes a session's events as JSON lines, one Write per
-// record as it happens, so a session that is killed leaves every record
+// record as it happens (a Session run again on the same Transcript
+// continues it, numbering on), so a session that is killed leaves every record
 // up to that moment. It numbers and stamps the events. A Transcript is
 // safe for concurrent use; the first write error is kept and later
 // records are dropped (the session goes on: a transcript is a record, not
 // a reason to stop working).
 type Transcript struct {
-	mu   sync.Mutex
-	w    io.Writer
-	seq  int64
-	err  error
-	now  func() time.Time
-	done bool
+	mu  sync.Mutex
+	w   io.Writer
+	seq int64
+	err error
+	now func() time.Time
 }
 
 // NewTranscript returns a Transcript writing to w (usually a file opened
@@ -124,7 +124,7 @@ func (t *Transcript) record(e Event) Event {
 	defer t.mu.Unlock()
 	t.seq++
 	e.Seq, e.Time = t.seq, t.now().UTC()
-	if t.err != nil || t.done {
+	if t.err != nil {
 		return e
 	}
 	b, err := json.Marshal(e)
@@ -133,9 +133,6 @@ func (t *Transcript) record(e Event) Event {
 	}
 	if err != nil {
 		t.err = err
-	}
-	if e.Type == EventSessionEnd {
-		t.done = true
 	}
 	return e
 }
