@@ -55,9 +55,8 @@ func newSessionCmd() *cobra.Command {
 		Short: "Run an agent session: a model works on TASK with the skills as tools",
 		Long: `Session runs an agent loop. The model gets the task, the agent's system
 prompt with the catalog of the --skills (default: the skill folders catalog
-finds), and tools: skill_search,
-skill_activate and skill_read, each skill script as <skill>__<script> (run in
-the sandbox), the core workspace tools, and the tools of the --mcp-config
+finds), and tools: skill_search, skill_activate, skill_read and skill_run,
+each skill script as <skill>__<script> (run in the sandbox), the core workspace tools, and the tools of the --mcp-config
 servers. It calls tools until it answers or a limit ends the session.
 
 Providers: anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai or any
