@@ -56,8 +56,9 @@ func newSessionCmd() *cobra.Command {
 		Long: `Session runs an agent loop. The model gets the task, the agent's system
 prompt with the catalog of the --skills (default: the skill folders catalog
 finds), and tools: skill_search, skill_activate, skill_read and skill_run,
-each skill script as <skill>__<script> (run in the sandbox), the core workspace tools, and the tools of the --mcp-config
-servers. It calls tools until it answers or a limit ends the session.
+each skill script as <skill>__<script> (run in the sandbox), the core
+workspace tools, and the tools of the --mcp-config servers. It calls tools
+until it answers or a limit ends the session.
 
 Providers: anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai or any
 OpenAI-compatible server such as llama.cpp or Ollama (OPENAI_API_KEY,
