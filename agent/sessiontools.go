@@ -330,23 +330,14 @@ func (r *run) toolSearchTool() host.Tool {
 // call of a script that declares capabilities its grant does not cover
 // asks the Asker (or is denied), and the decision is recorded.
 func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
-	opts := &runtime.ToolOptions{Workspace: r.s.Workspace, Skills: r.scripts, MCP: r.s.MCP, Auditor: r.s.Auditor}
+	opts := &runtime.ToolOptions{Workspace: r.s.Workspace, Skills: r.scripts, MCP: r.s.MCP, Auditor: r.s.Auditor,
+		Grant: func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
+			return r.permit(ctx, sk.Name, script, declared)
+		}}
 	if r.s.Tools != nil {
 		opts.Tools = r.s.Tools
 	}
-	def := runtime.ScriptToolWith(r.s.Runtime, sk, script, capabilities.Set{}, opts).Definition()
-	def.Parallel = true // each run has its own sandbox
-	return &funcTool{def: def, call: func(ctx context.Context, in json.RawMessage) (*host.ToolResult, error) {
-		_, declared, err := runtime.Declared(sk, script)
-		if err != nil {
-			return host.ErrorResult(err.Error()), nil
-		}
-		grant, res, err := r.permit(ctx, sk.Name, script, declared)
-		if res != nil || err != nil {
-			return res, err
-		}
-		return runtime.ScriptToolWith(r.s.Runtime, sk, script, grant, opts).Call(ctx, in)
-	}}
+	return runtime.ScriptToolWith(r.s.Runtime, sk, script, capabilities.Set{}, opts)
 }
 
 // permit returns the grant a call of skill:script runs with: what the

@@ -58,6 +58,11 @@ type ToolOptions struct {
 	// Auditor receives the runs' capability events (nil: the auditor of
 	// the call's context, if any).
 	Auditor capabilities.Auditor
+	// Grant, if set, decides each call's grant in place of the tool's
+	// fixed one: it gets what the script declares and returns the grant
+	// to run with, or a result to return without running (a refusal).
+	// A session asks its operator here.
+	Grant func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error)
 }
 
 // ScriptToolWith is [ScriptTool] with the host functions of o: a script
@@ -73,6 +78,7 @@ func ScriptToolWith(r *Runtime, s *skills.Skill, script string, granted capabili
 		Description: s.Description,
 		Source:      host.SourceSkill,
 		Plugin:      s.Name,
+		Parallel:    true, // each run has its own sandbox
 	}
 	if s.Manifest != nil {
 		if sc := s.Manifest.Scripts[script]; sc != nil {
@@ -130,9 +136,21 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		// The tool's own fault, for the caller to see: not a host failure.
 		return host.ErrorResult(fmt.Sprintf("%s:%s: its input schema cannot be read: %v", t.s.Name, t.script, t.schemaErr)), nil //nolint:nilerr // reported in the result
 	}
+	granted := t.granted
+	if t.opts.Grant != nil {
+		_, declared, err := Declared(t.s, t.script)
+		if err != nil {
+			return host.ErrorResult(err.Error()), nil //nolint:nilerr // the tool's own fault, reported in the result
+		}
+		g, res, err := t.opts.Grant(ctx, declared)
+		if res != nil || err != nil {
+			return res, err
+		}
+		granted = g
+	}
 	sr := &ScriptRun{
 		Workspace: t.opts.Workspace,
-		Granted:   t.granted,
+		Granted:   granted,
 		Auditor:   t.opts.Auditor,
 		Input:     input,
 		Stdin:     bytes.NewReader(input),

@@ -105,3 +105,34 @@ func TestScriptToolSandboxError(t *testing.T) {
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "bad:x failed:")
 }
+
+// TestScriptToolGrantHook: ToolOptions.Grant sees what the script
+// declares and decides each call: a refusal is returned without running,
+// a grant is what the run gets.
+func TestScriptToolGrantHook(t *testing.T) {
+	r := sharedEnv(t, false).r
+	s := writeSkill(t, "hook", "version = 1\n[capabilities]\nenv = [\"HOOK_VAR\"]\n[scripts.env]\nmodule = \"scripts/hostile.wasm\"\nargs = [\"env\"]\n",
+		map[string][]byte{"scripts/hostile.wasm": guestWasm(t, "hostile")})
+	t.Setenv("HOOK_VAR", "visible")
+	var seen []capabilities.Set
+	refuse := true
+	tool := ScriptToolWith(r, s, "env", capabilities.Set{}, &ToolOptions{
+		Grant: func(_ context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
+			seen = append(seen, declared)
+			if refuse {
+				return capabilities.Set{}, host.ErrorResult("refused by the hook"), nil
+			}
+			return capabilities.Set{Env: []string{"HOOK_VAR"}}, nil, nil
+		}})
+	assert.True(t, tool.Definition().Parallel)
+	res, err := tool.Call(context.Background(), json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.Equal(t, host.ErrorResult("refused by the hook"), res)
+	refuse = false
+	res, err = tool.Call(context.Background(), json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "HOOK_VAR=visible")
+	require.Len(t, seen, 2)
+	assert.Equal(t, []string{"HOOK_VAR"}, seen[0].Env)
+}
