@@ -64,6 +64,23 @@ type runFlags struct {
 	mcpConfig string
 	skills    []string
 	input     string
+
+	pol *capabilities.Policy // --policy, once loaded (loadPolicy)
+}
+
+// loadPolicy reads the --policy file the first time and returns it after
+// (nil without --policy), so a command that grants many skills reads it
+// once.
+func (f *runFlags) loadPolicy() (*capabilities.Policy, error) {
+	if f.policy == "" || f.pol != nil {
+		return f.pol, nil
+	}
+	p, err := capabilities.LoadPolicy(f.policy)
+	if err != nil {
+		return nil, usageErr("--policy: %v", err)
+	}
+	f.pol = p
+	return p, nil
 }
 
 func newRunCmd() *cobra.Command {
@@ -210,7 +227,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		sr.MCP = bridge
 	}
 	if len(catalog) > 0 {
-		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.policy))
+		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol)) // loaded by grantedSet
 		ix.Workspace, ix.Auditor = f.workspace, auditor
 		sr.Skills = ix
 	}
@@ -263,14 +280,10 @@ func loadSkills(stderr io.Writer, paths []string) ([]*skills.Skill, error) {
 	return list, nil
 }
 
-// policyGrants returns what the --policy file grants each skill run by
-// another script: nothing without a policy.
-func policyGrants(file string) func(string) capabilities.Set {
-	if file == "" {
-		return nil
-	}
-	p, err := capabilities.LoadPolicy(file)
-	if err != nil { // grantedSet loaded it already; a change since grants nothing
+// policyGrants returns what the policy grants each skill run by another
+// script: nothing without a policy.
+func policyGrants(p *capabilities.Policy) func(string) capabilities.Set {
+	if p == nil {
 		return nil
 	}
 	return p.For
@@ -308,11 +321,11 @@ func guestLogger(stderr io.Writer) *slog.Logger {
 // flags, then the limit flags.
 func grantedSet(f *runFlags, skill string, declared capabilities.Set) (capabilities.Set, error) {
 	var granted capabilities.Set
-	if f.policy != "" {
-		p, err := capabilities.LoadPolicy(f.policy)
-		if err != nil {
-			return granted, usageErr("--policy: %v", err)
-		}
+	p, err := f.loadPolicy()
+	if err != nil {
+		return granted, err
+	}
+	if p != nil {
 		granted = p.For(skill)
 	}
 	fromFlags, err := capabilities.GrantFromFlags(declared, f.all, f.grants)

@@ -131,6 +131,9 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := f.run.loadPolicy(); err != nil { // once, for every skill and the core tools
+		return err
+	}
 	grants, err := skillGrants(&f.run, catalog)
 	if err != nil {
 		return err
@@ -363,10 +366,8 @@ func coreGrant(f *runFlags) capabilities.Set {
 	if err != nil {
 		granted = capabilities.Set{} // a flag that grants nothing here grants the core tools nothing
 	}
-	if f.policy != "" {
-		if p, err := capabilities.LoadPolicy(f.policy); err == nil {
-			granted = capabilities.Merge(granted, capabilities.Effective(declared, p.Default))
-		}
+	if f.pol != nil { // loaded by runSession
+		granted = capabilities.Merge(granted, capabilities.Effective(declared, f.pol.Default))
 	}
 	return granted
 }
