@@ -68,19 +68,9 @@ func TestParseHostPattern(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			var got HostPattern
-			err := got.UnmarshalText([]byte(tt.in))
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("UnmarshalText(%q) error = %v, want %q", tt.in, err, tt.wantErr)
-				}
+			got, ok := unmarshalCase(t, tt.in, tt.want, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatalf("UnmarshalText(%q): %v", tt.in, err)
-			}
-			if got != tt.want {
-				t.Errorf("UnmarshalText(%q) = %#v, want %#v", tt.in, got, tt.want)
 			}
 			wantText := tt.text
 			if wantText == "" {

@@ -51,19 +51,9 @@ func TestParsePath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			var got Path
-			err := got.UnmarshalText([]byte(tt.in))
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("UnmarshalText(%q) error = %v, want %q", tt.in, err, tt.wantErr)
-				}
+			got, ok := unmarshalCase(t, tt.in, tt.want, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatalf("UnmarshalText(%q): %v", tt.in, err)
-			}
-			if got != tt.want {
-				t.Errorf("UnmarshalText(%q) = %#v, want %#v", tt.in, got, tt.want)
 			}
 			if err := got.validate(); err != nil {
 				t.Errorf("parsed path %#v does not validate: %v", got, err)

@@ -52,22 +52,12 @@ func TestParseSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			var got Size
-			err := got.UnmarshalText([]byte(tt.in))
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("UnmarshalText(%q) error = %v, want %q", tt.in, err, tt.wantErr)
-				}
+			got, ok := unmarshalCase(t, tt.in, tt.want, tt.wantErr)
+			if !ok {
 				if got != 0 {
 					t.Errorf("UnmarshalText(%q) changed the value to %d on error", tt.in, got)
 				}
 				return
-			}
-			if err != nil {
-				t.Fatalf("UnmarshalText(%q): %v", tt.in, err)
-			}
-			if got != tt.want {
-				t.Errorf("UnmarshalText(%q) = %d, want %d", tt.in, got, tt.want)
 			}
 			back, err := ParseSize(got.String())
 			if err != nil || back != got {
@@ -144,19 +134,9 @@ func TestParseDuration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			var got Duration
-			err := got.UnmarshalText([]byte(tt.in))
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("UnmarshalText(%q) error = %v, want %q", tt.in, err, tt.wantErr)
-				}
+			got, ok := unmarshalCase(t, tt.in, tt.want, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatalf("UnmarshalText(%q): %v", tt.in, err)
-			}
-			if got != tt.want {
-				t.Errorf("UnmarshalText(%q) = %v, want %v", tt.in, got, tt.want)
 			}
 			text, err := got.MarshalText()
 			if err != nil {
