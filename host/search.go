@@ -82,15 +82,9 @@ func (r *Registry) Search(query string, o *SearchOptions) ([]ToolMatch, error) {
 		return nil, fmt.Errorf("host: tool search query is %d bytes, over the %d-byte limit", len(query), MaxQueryLen)
 	}
 	si := r.searchIndex()
-	var scores []float64
-	if opts.Regex {
-		re, err := bm25.CompileRegexp(query, MaxQueryLen)
-		if err != nil {
-			return nil, fmt.Errorf("host: %w", err)
-		}
-		scores = si.ix.RegexpScores(re)
-	} else {
-		scores = si.ix.Scores(query)
+	scores, err := si.ix.Query(query, opts.Regex, MaxQueryLen)
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
 	}
 	hits := bm25.Rank(scores, nil, opts.Limit) // defs are in name order
 	matches := make([]ToolMatch, len(hits))

@@ -115,15 +115,9 @@ func (ix *Index) Search(query string, o *SearchOptions) ([]Result, error) {
 		return nil, ErrEmptyQuery
 	}
 
-	var scores []float64
-	if opts.Regex {
-		re, err := bm25.CompileRegexp(query, MaxRegexpLen)
-		if err != nil {
-			return nil, fmt.Errorf("skills: %w", err)
-		}
-		scores = ix.bm25.RegexpScores(re)
-	} else {
-		scores = ix.bm25.Scores(query)
+	scores, err := ix.bm25.Query(query, opts.Regex, MaxRegexpLen)
+	if err != nil {
+		return nil, fmt.Errorf("skills: %w", err)
 	}
 	hits := bm25.Rank(scores, func(i, j int) int {
 		return strings.Compare(ix.skills[i].Name, ix.skills[j].Name)

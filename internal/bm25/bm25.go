@@ -155,6 +155,20 @@ func (ix *Index) Scores(query string) []float64 {
 	return scores
 }
 
+// Query returns the scores for query: [Index.Scores] of its words, or,
+// with regex, [Index.RegexpScores] of it compiled by [CompileRegexp]
+// (whose error it returns).
+func (ix *Index) Query(query string, regex bool, maxLen int) ([]float64, error) {
+	if !regex {
+		return ix.Scores(query), nil
+	}
+	re, err := CompileRegexp(query, maxLen)
+	if err != nil {
+		return nil, err
+	}
+	return ix.RegexpScores(re), nil
+}
+
 // RegexpScores returns, for every document, the sum of the weights of the
 // fields in which some text matches re.
 func (ix *Index) RegexpScores(re *regexp.Regexp) []float64 {
