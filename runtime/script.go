@@ -151,6 +151,19 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 	}, "")
 }
 
+// scriptAudit returns the auditor of a run of script (sr's, else ctx's)
+// and a function that records one event of it.
+func scriptAudit(ctx context.Context, s *skills.Skill, script string, sr *ScriptRun) (capabilities.Auditor, func(kind, value, decision, reason string)) {
+	auditor := sr.Auditor
+	if auditor == nil {
+		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
+	}
+	return auditor, func(kind, value, decision, reason string) {
+		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
+			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
+	}
+}
+
 // runCompiled runs m as script of s, audited, with the host functions of
 // sr and the limits of eff; rc brings the arguments, environment and
 // mounts, the rest of it is filled in here. note is added to the audit
@@ -158,14 +171,7 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 func runCompiled(ctx context.Context, m *CompiledModule, s *skills.Skill, script string, sc *skills.Script,
 	eff capabilities.Set, sr *ScriptRun, rc *RunConfig, note string) (*Result, error) {
 	label := s.Name + ":" + script
-	auditor := sr.Auditor
-	if auditor == nil {
-		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
-	}
-	audit := func(kind, value, decision, reason string) {
-		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
-			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
-	}
+	auditor, audit := scriptAudit(ctx, s, script, sr)
 	audit("run", label, "allow", "effective: "+capabilities.Describe(eff)+note)
 	rc.Host = scriptHostEnv(s, script, eff, auditor, sr)
 	rc.Name = label
@@ -400,14 +406,7 @@ func readModule(skillDir, module string) ([]byte, error) {
 func (r *Runtime) runPluginScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
 	wasm []byte, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
 	label := s.Name + ":" + script
-	auditor := sr.Auditor
-	if auditor == nil {
-		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
-	}
-	audit := func(kind, value, decision, reason string) {
-		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
-			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
-	}
+	auditor, audit := scriptAudit(ctx, s, script, sr)
 	input := sr.Input
 	if input == nil && sr.Stdin != nil {
 		data, err := io.ReadAll(io.LimitReader(sr.Stdin, MaxPluginInput+1))
