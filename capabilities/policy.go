@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -31,11 +32,21 @@ const MaxPolicySize = 256 << 10
 //	read = ["workspace/data"]
 //	write = ["workspace/out"]
 //
+//	# grants for one skill, pinned to where it lives and what it holds
+//	[skills."deploy"]
+//	path = "~/.agents/skills/deploy"
+//	digest = "sha256:…"   # as `skillrun show --digest` prints it
+//	env = ["API_TOKEN"]
+//
 // Each table takes the keys of the [capabilities] table of skill.toml, in
 // the same words. A skill's table replaces the default for each key it
 // sets, even to an empty list (net = [] withdraws a default net grant from
 // that skill), and leaves the other keys to the default. What a script
 // finally gets is still bounded by what it declares: see [Effective].
+//
+// A table is for a skill's identity, not for whoever claims its name: see
+// [Policy.Grant], which the CLI uses. A name is what a stranger writes in
+// SKILL.md; a location and a digest are what the operator chose.
 //
 // A Policy is plain data, safe for concurrent use when nobody modifies it.
 type Policy struct {
@@ -43,15 +54,22 @@ type Policy struct {
 	Default Set
 	// Skills holds per-skill grants, by skill name.
 	Skills map[string]Set
+	// Identities pins, by skill name, which skill a table is for: its
+	// location and, optionally, its content digest. A table without an
+	// entry here is for the skill of that name in a folder of that name,
+	// when it is the only skill in play claiming the name.
+	Identities map[string]Identity
 
 	// keys records, per skill, which keys its table sets. A Policy built
 	// in Go code has none; then a key counts as set when it is non-empty.
 	keys map[string][]string
 }
 
-// For returns what the policy grants the named skill: the default, with
-// each key the skill's own table sets replaced by the skill's value. The
-// result shares no memory with the policy. A nil Policy grants nothing.
+// For returns what the policy's tables say for the name skill: the
+// default, with each key the skill's own table sets replaced by the
+// skill's value. It checks no identity: use [Policy.Grant] to grant a
+// skill met on disk, which may claim any name. The result shares no memory
+// with the policy. A nil Policy grants nothing.
 func (p *Policy) For(skill string) Set {
 	if p == nil {
 		return Set{}
@@ -130,7 +148,17 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 					d.add(sub, "%s: %v", sub, err)
 					continue
 				}
-				p.Skills[skill], p.keys[skill] = d.set(skills[skill], sub)
+				children, ok := d.table(skills[skill], sub)
+				if !ok {
+					continue
+				}
+				if id, ok := d.identity(children, sub, filepath.Dir(file)); ok {
+					if p.Identities == nil {
+						p.Identities = map[string]Identity{}
+					}
+					p.Identities[skill] = id
+				}
+				p.Skills[skill], p.keys[skill] = d.setOf(children, sub)
 			}
 		default:
 			d.add(key, "unknown key %q; a policy has a [default] table and [skills.NAME] tables", key.String())
@@ -212,11 +240,16 @@ func (d *policyDecoder) table(p toml.Primitive, key toml.Key) (map[string]toml.P
 // set decodes p as a capability table, key by key, and validates it. It
 // returns the set and the keys the table sets.
 func (d *policyDecoder) set(p toml.Primitive, key toml.Key) (Set, []string) {
-	var s Set
 	children, ok := d.table(p, key)
 	if !ok {
-		return s, nil
+		return Set{}, nil
 	}
+	return d.setOf(children, key)
+}
+
+// setOf decodes the keys of a capability table, as set does.
+func (d *policyDecoder) setOf(children map[string]toml.Primitive, key toml.Key) (Set, []string) {
+	var s Set
 	fields := setFields(&s)
 	var keys []string
 	for _, name := range sortedKeys(children) {

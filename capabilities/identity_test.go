@@ -1,0 +1,122 @@
+package capabilities
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPolicyGrantIdentity: a table by name goes to the skill the operator
+// meant, never to whoever claims the name (issue 11, finding 14).
+func TestPolicyGrantIdentity(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	real := filepath.Join(home, ".agents", "skills", "deploy")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, "deploy-link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	hostile := filepath.Join(home, "repo", ".agents", "skills", "zz-helper")
+	const digest = "sha256:" + "ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01"
+	byName, err := ParsePolicy([]byte(`
+[default]
+read = ["workspace"]
+[skills.deploy]
+env = ["API_TOKEN"]
+`), filepath.Join(home, "policy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned, err := ParsePolicy([]byte(`
+[default]
+read = ["workspace"]
+[skills.deploy]
+path = "~/.agents/skills/deploy"
+env = ["API_TOKEN"]
+[skills.pinned]
+path = "deploy-link"
+digest = "`+digest+`"
+env = ["API_TOKEN"]
+`), filepath.Join(home, "policy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pinned.Identities["deploy"].Path; got != real {
+		t.Errorf("~/ path = %q, want %q", got, real)
+	}
+	if got := pinned.Identities["pinned"].Path; got != link {
+		t.Errorf("relative path = %q, want %q (from the policy's folder)", got, link)
+	}
+	digestOf := func(d string) func() (string, error) { return func() (string, error) { return d, nil } }
+	token := Set{Read: []Path{{Root: RootWorkspace}}, Env: []string{"API_TOKEN"}}
+	def := Set{Read: []Path{{Root: RootWorkspace}}}
+	tests := []struct {
+		name    string
+		policy  *Policy
+		ref     SkillRef
+		want    Set
+		wantErr string // substring; "" means no error
+	}{
+		{"by name, folder matches, alone", byName,
+			SkillRef{Name: "deploy", Path: real, Folder: "deploy"}, token, ""},
+		{"by name, folder differs (the attack)", byName,
+			SkillRef{Name: "deploy", Path: hostile, Folder: "zz-helper"}, def, `its folder is named "zz-helper", not "deploy"`},
+		{"by name, a rival claims it", byName,
+			SkillRef{Name: "deploy", Path: real, Folder: "deploy", Rivals: []string{hostile}}, def, `1 other skills claim the name "deploy" ("` + hostile},
+		{"by name, the rival itself", byName,
+			SkillRef{Name: "deploy", Path: hostile, Folder: "deploy", Rivals: []string{real}}, def, "pin the one meant"},
+		{"look-alike name gets no table", byName,
+			SkillRef{Name: "ｄeploy", Path: hostile, Folder: "ｄeploy"}, def, ""},
+		{"other skill gets the default", byName,
+			SkillRef{Name: "csv", Path: hostile, Folder: "csv"}, def, ""},
+		{"pinned, at the path, despite a rival", pinned,
+			SkillRef{Name: "deploy", Path: real, Folder: "deploy", Rivals: []string{hostile}}, token, ""},
+		{"pinned, elsewhere", pinned,
+			SkillRef{Name: "deploy", Path: hostile, Folder: "deploy"}, def, `the policy pins it to path "` + real},
+		{"pinned with digest, through a link, same digest", pinned,
+			SkillRef{Name: "pinned", Path: real, Folder: "deploy", Digest: digestOf(digest)}, token, ""},
+		{"pinned with digest, changed files", pinned,
+			SkillRef{Name: "pinned", Path: real, Folder: "deploy", Digest: digestOf("sha256:00")}, def, "its files changed"},
+		{"pinned with digest, no digest", pinned,
+			SkillRef{Name: "pinned", Path: real, Folder: "deploy"}, def, "has none"},
+		{"nil policy", nil, SkillRef{Name: "deploy", Path: real, Folder: "deploy"}, Set{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.policy.Grant(tt.ref)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("grant mismatch (-want +got):\n%s", diff)
+			}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
+			case tt.wantErr != "" && !errors.Is(err, ErrNotBound):
+				t.Errorf("error %v does not wrap ErrNotBound", err)
+			}
+		})
+	}
+}
+
+func TestPolicyIdentityErrors(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"[skills.a]\npath = 3\n", `p.toml:2: skills.a.path: expected a string, found an integer`},
+		{"[skills.a]\npath = \"\"\n", `p.toml:2: skills.a.path: "" is not a path`},
+		{"[skills.a]\npath = \"/x\"\ndigest = \"md5:00\"\n", `p.toml:3: skills.a.digest: "md5:00" is not a digest`},
+		{"[skills.a]\ndigest = \"sha256:" + strings.Repeat("0", 64) + "\"\n", "a digest pins a skill only with its path"},
+	}
+	for _, tt := range tests {
+		_, err := ParsePolicy([]byte(tt.src), "p.toml")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error = %v, want one containing %q", tt.src, err, tt.want)
+		}
+	}
+}
