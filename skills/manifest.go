@@ -91,6 +91,13 @@ type Script struct {
 	// randomness (reproducible output) instead of the real clock and
 	// crypto-grade randomness it gets by default.
 	Deterministic bool `toml:"deterministic" json:"deterministic,omitempty"`
+	// RequiredAgent, if set, is the only agent that may call the script
+	// as a tool: "NAME" is this skill's own agent (agents/NAME.md),
+	// "SKILL:NAME" another skill's, and "user:NAME" the operator's agent
+	// NAME (from --agents, or the builtin one of that name). It binds to
+	// the agent's identity, so another skill's agent of the same name is
+	// refused (see [Script.RequiredAgentIdentity]).
+	RequiredAgent string `toml:"required_agent" json:"required_agent,omitempty"`
 	// Capabilities narrow or extend the skill-level set for this script.
 	Capabilities capabilities.Set `toml:"capabilities" json:"capabilities,omitzero"`
 }
@@ -113,6 +120,34 @@ const (
 )
 
 var scriptNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// agentNamePattern is an agent's name (as agent definitions have it) and
+// skillRefPattern a skill's, in a required_agent value.
+var (
+	agentNamePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	skillRefPattern  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+)
+
+// userAgentPrefix marks a required_agent naming the operator's agent.
+const userAgentPrefix = "user:"
+
+// RequiredAgentIdentity returns the identity of the agent the script
+// requires, in the form agent definitions are identified by: the
+// qualified "SKILL:NAME" for a skill's agent (skill is the script's own
+// skill, for a bare NAME) and the bare "NAME" for the operator's agent
+// ("user:NAME"); "" when the script requires none.
+func (s *Script) RequiredAgentIdentity(skill string) string {
+	r := s.RequiredAgent
+	switch {
+	case r == "":
+		return ""
+	case strings.HasPrefix(r, userAgentPrefix):
+		return strings.TrimPrefix(r, userAgentPrefix)
+	case strings.Contains(r, ":"):
+		return r
+	}
+	return skill + ":" + r
+}
 
 // ScriptNames returns the names of the manifest's scripts, sorted.
 func (m *Manifest) ScriptNames() []string {
@@ -389,6 +424,28 @@ func (d *manifestDecoder) check(m *Manifest) {
 	}
 }
 
+// checkRequiredAgent checks a required_agent value: NAME, SKILL:NAME or
+// user:NAME, each part a lowercase name.
+func (d *manifestDecoder) checkRequiredAgent(key toml.Key, v string) {
+	for _, p := range d.problems {
+		if p.Field == key.String() {
+			return // not a string: reported already
+		}
+	}
+	skill, name, qualified := strings.Cut(v, ":")
+	if !qualified {
+		skill, name = "", v
+	}
+	switch {
+	case len(v) > 128:
+		d.add(key, "%s: %d bytes; the limit is 128", key, len(v))
+	case qualified && !skillRefPattern.MatchString(skill):
+		d.add(key, "%s: %q: before the colon, give a skill's name or \"user\" (SKILL:NAME, user:NAME)", key, v)
+	case !agentNamePattern.MatchString(name):
+		d.add(key, "%s: %q is not an agent name: give NAME (this skill's agents/NAME.md), SKILL:NAME (another skill's) or user:NAME (the operator's), with NAME lowercase letters, digits and single hyphens", key, v)
+	}
+}
+
 // checkCapabilities reports each problem of set.Validate under its key.
 func (d *manifestDecoder) checkCapabilities(set capabilities.Set, prefix toml.Key) {
 	err := set.Validate()
@@ -434,6 +491,10 @@ func (d *manifestDecoder) checkScript(name string, s *Script) {
 	default:
 		s.Kind = ""
 		d.add(base, "script %q sets %s; set exactly one of module, plugin or source", name, strings.Join(kinds, " and "))
+	}
+
+	if d.defined(sub("required_agent")) {
+		d.checkRequiredAgent(sub("required_agent"), s.RequiredAgent)
 	}
 
 	hasPlugin := slices.Contains(kinds, "plugin")
