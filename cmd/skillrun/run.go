@@ -177,14 +177,13 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		}
 	}
 
-	var auditor capabilities.Auditor = capabilities.Discard
-	if f.audit != "" {
-		af, err := os.OpenFile(f.audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return usageErr("--audit: %v", err)
-		}
-		defer af.Close()
-		auditor = capabilities.NewJSONLAuditor(af)
+	auditor, auditDone, err := openAuditLog(f.audit, stderr) // ownfiles.go: never through a symlink
+	if err != nil {
+		return usageErr("--audit: %v", err)
+	}
+	defer auditDone()
+	if auditor == nil {
+		auditor = capabilities.Discard
 	}
 
 	var input []byte

@@ -73,7 +73,9 @@ transcript. The core workspace tools get --allow-read / --allow-write on
 the workspace.
 
 Every event is appended to --transcript (JSON lines) as it happens, closed by
-a session_end record with the outcome and totals. A live view goes to stderr
+a session_end record with the outcome and totals; by default to a new file
+under $XDG_STATE_HOME/skillrun/transcripts (~/.local/state/...), never into
+the project, and the live view says where. A live view goes to stderr
 (unless --quiet); the model's final answer to stdout.
 
 Exit status: 0 completed, 1 ended without completing (max turns, token
@@ -98,7 +100,7 @@ budget, loop, refusal, provider or auth failure), 2 usage error, 124 the
 	fl.StringVar(&f.run.workspace, "workspace", ".", "the host `DIR` scripts and workspace tools see (as granted)")
 	addGrantFlags(fl, &f.run)
 	fl.StringVar(&f.run.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: their tools are offered to the model")
-	fl.StringVar(&f.transcript, "transcript", "transcript.jsonl", "append the session's events (JSON lines) to `FILE`")
+	fl.StringVar(&f.transcript, "transcript", "", "append the session's events (JSON lines) to `FILE`, never through a symlink (default: a new file under $XDG_STATE_HOME/skillrun/transcripts; '' for none)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live view on stderr")
 	fl.IntVar(&f.limits.MaxTurns, "max-turns", agent.DefaultLimits.MaxTurns, "the most calls to the model")
 	fl.Int64Var(&f.limits.MaxTokens, "max-tokens", 0, "the most tokens of the whole session (0: no limit)")
@@ -167,21 +169,22 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		mcpCaller = bridge
 	}
 
-	var auditor capabilities.Auditor
-	if f.run.audit != "" {
-		af, err := os.OpenFile(f.run.audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return usageErr("--audit: %v", err)
-		}
-		defer af.Close()
-		auditor = capabilities.NewJSONLAuditor(af)
+	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
+	if err != nil {
+		return usageErr("--audit: %v", err)
 	}
-	tf, err := os.OpenFile(f.transcript, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	defer auditDone()
+	tf, transcriptName, err := openTranscript(f.transcript, cmd.Flags().Changed("transcript"))
 	if err != nil {
 		return usageErr("--transcript: %v", err)
 	}
-	defer tf.Close()
-	transcript := agent.NewTranscript(tf)
+	var transcript *agent.Transcript
+	if tf != nil {
+		defer tf.Close()
+		transcript = agent.NewTranscript(tf)
+	} else {
+		transcript = agent.NewTranscript(io.Discard)
+	}
 
 	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)})
 	if err != nil {
@@ -200,7 +203,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		sess.Asker = terminalAsker(cmd.InOrStdin(), stderr)
 	}
 	if !f.quiet {
-		view := &liveView{w: stderr, transcript: f.transcript}
+		view := &liveView{w: stderr, transcript: transcriptName}
 		sess.Observe = view.show
 	}
 	res, err := sess.Run(ctx, task)
@@ -211,7 +214,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		fmt.Fprintln(cmd.OutOrStdout(), res.Text) // the answer; an unfinished session's last words are in the transcript
 	}
 	if err := transcript.Err(); err != nil {
-		fmt.Fprintf(stderr, "skillrun: writing the transcript %s failed: %v\n", f.transcript, err)
+		fmt.Fprintf(stderr, "skillrun: writing the transcript %s: %v\n", transcriptName, pathErrCause(err))
 	}
 	switch res.Outcome {
 	case agent.OutcomeCompleted:
