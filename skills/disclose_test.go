@@ -23,11 +23,14 @@ func loadedSkill(t *testing.T) (*Skill, string) {
 		".git/config":         "hidden",
 		"big.bin":             strings.Repeat("x", MaxResourceSize+1),
 	})
-	require.NoError(t, os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(dir, "references", "escape.md")))
 	require.NoError(t, os.Symlink("forms.md", filepath.Join(dir, "references", "inside.md")))
-	require.NoError(t, os.Symlink(base, filepath.Join(dir, "up")))
 	s, err := LoadDir(dir, nil)
 	require.NoError(t, err)
+	// Links leading out make a skill invalid when it loads (links_test.go);
+	// these are planted after loading, as a skill changed on disk would
+	// be, and reading must still refuse them.
+	require.NoError(t, os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(dir, "references", "escape.md")))
+	require.NoError(t, os.Symlink(base, filepath.Join(dir, "up")))
 	return s, dir
 }
 

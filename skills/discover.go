@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/skillrun/skillrun/internal/skillname"
 )
 
 // An Origin says where a discovered skill came from. Origins are listed
@@ -84,7 +84,14 @@ type Discovery struct {
 // SKILL.md, or a .zip); otherwise its subdirectories are searched, up to
 // MaxDiscoverDepth levels, not descending into hidden directories,
 // node_modules, or a skill once found. Skills are loaded leniently unless
-// o.Strict; names are compared in NFKC form.
+// o.Strict.
+//
+// Names are compared after NFKC normalisation and case folding, so a
+// look-alike ("ｄeploy", "Deploy") collides with the name it imitates.
+// Of skills claiming one name only the one from the highest root is kept;
+// each collision is a warning naming both, as written and escaped, and
+// every kept skill records the others in [Skill.Rivals], so that no
+// policy grant by name goes to either (see [Skill.Ref]).
 func Discover(roots []Root, o *LoadOptions) *Discovery {
 	d := &Discovery{}
 	type kept struct {
@@ -92,6 +99,7 @@ func Discover(roots []Root, o *LoadOptions) *Discovery {
 		origin Origin
 	}
 	byName := map[string]kept{}
+	claims := map[string][]*Skill{} // every skill claiming a name, by key
 	budget := MaxDiscoverEntries
 	for _, r := range roots {
 		paths, ps := findSkillPaths(r.Dir, &budget)
@@ -108,29 +116,54 @@ func Discover(roots []Root, o *LoadOptions) *Discovery {
 				continue
 			}
 			s.Origin = r.Origin
-			key := norm.NFKC.String(s.Name)
-			if prev, dup := byName[key]; dup {
-				winner, loser := prev.skill, s
-				if originRank[r.Origin] < originRank[prev.origin] {
-					winner, loser = s, prev.skill
-				}
-				d.Problems = append(d.Problems, Problem{Severity: Warning, File: loser.Location, Field: "name",
-					Code: "name-collision", Message: fmt.Sprintf("skill %q is shadowed by %s (%s)", s.Name, winner.Location, winner.Origin)})
-				if winner == s {
-					for i, x := range d.Skills {
-						if x == prev.skill {
-							d.Skills[i] = s
-						}
-					}
-					byName[key] = kept{s, r.Origin}
-				}
+			key := skillname.Key(s.Name)
+			claims[key] = append(claims[key], s)
+			prev, dup := byName[key]
+			if !dup {
+				byName[key] = kept{s, r.Origin}
+				d.Skills = append(d.Skills, s)
 				continue
 			}
-			byName[key] = kept{s, r.Origin}
-			d.Skills = append(d.Skills, s)
+			winner, loser := prev.skill, s
+			if originRank[r.Origin] < originRank[prev.origin] {
+				winner, loser = s, prev.skill
+			}
+			d.Problems = append(d.Problems, Problem{Severity: Warning, File: loser.Location, Field: "name",
+				Code: "name-collision", Message: fmt.Sprintf(
+					"skill %q (%s) is shadowed by skill %q at %q (%s), which claims the same name; no policy grant by name goes to either: pin the one meant with path = \"...\" in the policy",
+					loser.Name, loser.Origin, winner.Name, winner.Location, winner.Origin)})
+			if winner == s {
+				for i, x := range d.Skills {
+					if x == prev.skill {
+						d.Skills[i] = s
+					}
+				}
+				byName[key] = kept{s, r.Origin}
+			}
+		}
+	}
+	for _, list := range claims {
+		if len(list) < 2 {
+			continue
+		}
+		for _, s := range list {
+			for _, other := range list {
+				if other != s {
+					s.Rivals = append(s.Rivals, other.where())
+				}
+			}
 		}
 	}
 	return d
+}
+
+// where names the skill's location for messages: its place on disk, or
+// where its SKILL.md was found.
+func (s *Skill) where() string {
+	if s.place != "" {
+		return s.place
+	}
+	return s.Location
 }
 
 // findSkillPaths returns the skills under dir in lexical order: dir itself

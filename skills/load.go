@@ -98,7 +98,11 @@ func LoadDir(dir string, o *LoadOptions) (*Skill, error) {
 		return nil, &fs.PathError{Op: "load", Path: dir, Err: errors.New("not a directory")}
 	}
 	src := rootSource(abs)
-	return load(src, dir, filepath.Base(abs), func(name string) string { return filepath.Join(abs, name) }, o)
+	s, err := load(src, dir, filepath.Base(abs), func(name string) string { return filepath.Join(abs, name) }, o)
+	if s != nil {
+		s.place = abs
+	}
+	return s, err
 }
 
 // LoadFS loads the skill in directory dir of fsys ("." for its root). Use
@@ -176,9 +180,11 @@ func load(src fileSource, display, dirName string, location func(string) string,
 		ps = append(ps, Problem{File: mfile, Code: CodeManifest, Message: fmt.Sprintf("reading skill.toml: %v", err)})
 	}
 
+	ps = append(ps, checkLinks(fsys, display)...)
+
 	grade(ps, o.strict())
 	if s != nil {
-		s.Dir, s.FileName, s.Location, s.files = display, fileName, location(fileName), src
+		s.Dir, s.FileName, s.Location, s.files, s.folder = display, fileName, location(fileName), src, dirName
 		s.Problems = ps.Warnings()
 	}
 	if len(ps.Errors()) > 0 {

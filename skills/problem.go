@@ -3,6 +3,8 @@ package skills
 import (
 	"fmt"
 	"strings"
+
+	"github.com/skillrun/skillrun/internal/termsafe"
 )
 
 // Severity says whether a [Problem] makes a skill invalid.
@@ -42,8 +44,15 @@ type Problem struct {
 }
 
 // Error formats the problem as "file:line: message", the form editors and
-// compilers use, so the location is clickable in a terminal.
+// compilers use, so the location is clickable in a terminal. Paths and
+// messages quote what a skill's author wrote; the whole line is made
+// terminal-safe ([termsafe.String]), so a file or field name cannot carry
+// an escape sequence to the screen.
 func (p Problem) Error() string {
+	return termsafe.String(p.raw())
+}
+
+func (p Problem) raw() string {
 	var b strings.Builder
 	if p.File != "" {
 		b.WriteString(p.File)

@@ -3,7 +3,10 @@ package skills
 import (
 	"io"
 	"io/fs"
+	"slices"
 	"sort"
+
+	"github.com/skillrun/skillrun/capabilities"
 )
 
 // A Skill is one loaded Agent Skills package: its SKILL.md frontmatter and
@@ -50,8 +53,37 @@ type Skill struct {
 	// is not returned by the lenient loaders).
 	Problems Problems `json:"problems,omitempty"`
 
+	// Rivals are the locations of the other skills [Discover] met that
+	// claim this skill's name (compared after NFKC normalisation and case
+	// folding). While a skill has rivals, a policy table by name alone
+	// grants it nothing: see [Skill.Ref].
+	Rivals []string `json:"rivals,omitempty"`
+
 	files fileSource
+	// place is where the skill lives, absolute with links resolved: its
+	// folder or .zip archive ("" for an fs.FS skill); folder is the name
+	// the specification says the skill's name must match.
+	place, folder string
 }
+
+// Ref returns what a policy needs to decide which grants are this
+// skill's: its claimed name, its location, its folder's name, its rivals
+// and its digest (computed only if the policy pins one). See
+// [capabilities.Policy.Grant].
+func (s *Skill) Ref() capabilities.SkillRef {
+	return capabilities.SkillRef{
+		Name:   s.Name,
+		Path:   s.place,
+		Folder: s.folder,
+		Rivals: slices.Clone(s.Rivals),
+		Digest: s.Digest,
+	}
+}
+
+// Place returns where the skill lives: its folder or .zip archive,
+// absolute with symbolic links resolved, or "" for a skill loaded from an
+// fs.FS. It is the location a policy pins with path = "...".
+func (s *Skill) Place() string { return s.place }
 
 // A fileSource opens the skill's root as an fs.FS for levels 2 and 3. For a
 // directory it opens an os.Root each time, so a loaded skill does not hold a

@@ -37,6 +37,10 @@ const (
 	CodeSkillFileMissing    = "skill-md-missing"
 	CodeManifest            = "manifest-invalid"
 	CodeManifestPathOutside = "manifest-path-outside"
+	// CodeSymlinkOutside: a symbolic link in the skill leads out of its
+	// folder; CodeTooManyFiles: the skill is too large to check for them.
+	CodeSymlinkOutside = "symlink-outside"
+	CodeTooManyFiles   = "too-many-files"
 )
 
 // fatalWhenLoading lists the problems that make a skill unusable even for
@@ -47,7 +51,7 @@ var fatalWhenLoading = map[string]bool{
 	CodeYAMLSyntax: true, CodeNotMapping: true, CodeYAMLAlias: true, CodeYAMLDepth: true,
 	CodeYAMLDuplicate: true, CodeYAMLComplexKey: true, CodeNameMissing: true,
 	CodeDescriptionMissing: true, CodeSkillFileMissing: true, CodeManifest: true,
-	CodeManifestPathOutside: true,
+	CodeManifestPathOutside: true, CodeSymlinkOutside: true, CodeTooManyFiles: true,
 }
 
 // advisory lists problems the reference validator does not report; they
@@ -127,23 +131,23 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		s.Name = trimSpace(v)
 		name := norm.NFKC.String(s.Name)
 		if c := utf8.RuneCountInString(name); c > MaxNameLength {
-			add(CodeNameTooLong, "name", n, "skill name %q exceeds %d character limit (%d chars)", name, MaxNameLength, c)
+			add(CodeNameTooLong, "name", n, "skill name %q exceeds %d character limit (%d chars)", s.Name, MaxNameLength, c)
 		}
 		if name != strings.ToLower(name) {
-			add(CodeNameCase, "name", n, "skill name %q must be lowercase", name)
+			add(CodeNameCase, "name", n, "skill name %q must be lowercase", s.Name)
 		}
 		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-			add(CodeNameHyphen, "name", n, "skill name %q cannot start or end with a hyphen", name)
+			add(CodeNameHyphen, "name", n, "skill name %q cannot start or end with a hyphen", s.Name)
 		}
 		if strings.Contains(name, "--") {
-			add(CodeNameHyphen, "name", n, "skill name %q cannot contain consecutive hyphens", name)
+			add(CodeNameHyphen, "name", n, "skill name %q cannot contain consecutive hyphens", s.Name)
 		}
 		if bad := invalidNameRunes(name); bad != "" {
-			add(CodeNameChars, "name", n, "skill name %q contains invalid characters %s; only letters, digits, and hyphens are allowed", name, bad)
+			add(CodeNameChars, "name", n, "skill name %q contains invalid characters %s; only letters, digits, and hyphens are allowed", s.Name, bad)
 		}
 		if dirName != "" {
 			if d := norm.NFKC.String(dirName); d != name {
-				add(CodeNameDirMismatch, "name", n, "directory name %q must match skill name %q", dirName, name)
+				add(CodeNameDirMismatch, "name", n, "directory name %q must match skill name %q%s", dirName, s.Name, nfkcNote(s.Name, name))
 			}
 		}
 	}
@@ -215,6 +219,14 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		}
 	}
 	return s, ps
+}
+
+// nfkcNote says what name is compared as, when NFKC changes it.
+func nfkcNote(raw, nfkc string) string {
+	if raw == nfkc {
+		return ""
+	}
+	return fmt.Sprintf(" (compared in NFKC form as %q)", nfkc)
 }
 
 // scalar returns a scalar node's text. Following the reference validator's

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/skillrun/skillrun/internal/skillname"
 	"time"
 )
 
@@ -95,7 +97,18 @@ func LoadZip(path string, o *LoadOptions) (*Skill, error) {
 	if fi.IsDir() {
 		return nil, &fs.PathError{Op: "load", Path: path, Err: errors.New("is a directory, not a zip archive")}
 	}
-	return LoadZipReader(f, fi.Size(), path, o)
+	s, err := LoadZipReader(f, fi.Size(), path, o)
+	if s != nil {
+		// The archive is the skill's place, as a folder is.
+		s.place = path
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			s.place = abs
+			if real, lerr := filepath.EvalSymlinks(abs); lerr == nil {
+				s.place = real
+			}
+		}
+	}
+	return s, err
 }
 
 // LoadZipReader loads the skill in the zip archive of the given size read
@@ -178,6 +191,9 @@ func checkZip(files []*zip.File, archive string, maxFiles int) ([]zipEntry, erro
 	}
 	entries := make([]zipEntry, 0, len(files))
 	seen := make(map[string]int, len(files)) // cleaned name → index in entries
+	// Names that differ only in case or normalisation ("SKILL.md" and
+	// "skill.md", "é" composed and not) are one file on macOS and Windows.
+	folded := make(map[string]int, len(files))
 	var total uint64
 	for _, f := range files {
 		clean, reason := checkZipName(f.Name)
@@ -200,7 +216,11 @@ func checkZip(files []*zip.File, archive string, maxFiles int) ([]zipEntry, erro
 		if i, dup := seen[clean]; dup {
 			return nil, reject(f.Name, "duplicate of entry %s", quoteEntry(entries[i].f.Name))
 		}
+		if i, dup := folded[skillname.Key(clean)]; dup {
+			return nil, reject(f.Name, "differs from entry %s only in case or Unicode form; unpacked on a case-insensitive file system one would overwrite the other (and the skill file must be exactly SKILL.md)", quoteEntry(entries[i].f.Name))
+		}
 		seen[clean] = len(entries)
+		folded[skillname.Key(clean)] = len(entries)
 
 		u := f.UncompressedSize64
 		switch {
