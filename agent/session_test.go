@@ -733,7 +733,7 @@ func composerSkill(t *testing.T) *skills.Skill {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: composer\ndescription: Calls other tools and skills.\n---\nCompose.\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "skill.toml"), []byte("version = 1\n[capabilities]\ntools = [\"workspace_list\"]\nskills = [\"csv-stats\"]\n[scripts.call]\nmodule = \"scripts/compose.wasm\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "skill.toml"), []byte("version = 1\n[capabilities]\nread = [\"workspace\"]\ntools = [\"workspace_list\"]\nskills = [\"csv-stats\"]\n[scripts.call]\nmodule = \"scripts/compose.wasm\"\n"), 0o644))
 	s, err := skills.Load(dir, nil)
 	require.NoError(t, err)
 	return s
@@ -763,7 +763,9 @@ expect = ["sales.csv", "10 rows", "denied"]
 text = "composed"
 `)
 	grants := map[string]capabilities.Set{
-		"composer":  {Tools: []string{"workspace_list"}, Skills: []string{"csv-stats"}},
+		// The composer lists the workspace with its own read grant: a core
+		// tool it calls acts with the script's grant, not the session's.
+		"composer":  {Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}, Tools: []string{"workspace_list"}, Skills: []string{"csv-stats"}},
 		"csv-stats": {Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}},
 	}
 	var buf bytes.Buffer

@@ -52,6 +52,10 @@ type ToolOptions struct {
 	Workspace string
 	// Tools, Skills and MCP serve the guest's tool_call, skills_* and
 	// skill_run, and mcp_call; nil leaves the function unavailable.
+	// Tools serves only namespaced tools (MCP tools, say): the core
+	// workspace tools a script calls are always rebuilt over Workspace
+	// and the run's own effective grant (see [ScriptRun.Tools]), never
+	// taken from Tools, whose core tools act with another grant.
 	Tools  host.ToolCaller
 	Skills host.SkillIndex
 	MCP    host.MCPCaller
@@ -85,6 +89,9 @@ func ScriptToolWith(r *Runtime, s *skills.Skill, script string, granted capabili
 			if d := strings.TrimSpace(sc.Description); d != "" {
 				t.def.Description = d
 			}
+			// The agent the script requires, by identity: another skill's
+			// agent of the same name is not it.
+			t.def.RequiredAgent = sc.RequiredAgentIdentity(s.Name)
 			if sc.InputSchema != "" {
 				t.def.InputSchema, t.schemaErr = readSchema(filepath.Dir(s.Location), sc.InputSchema)
 			} else {
@@ -136,12 +143,12 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		// The tool's own fault, for the caller to see: not a host failure.
 		return host.ErrorResult(fmt.Sprintf("%s:%s: its input schema cannot be read: %v", t.s.Name, t.script, t.schemaErr)), nil //nolint:nilerr // reported in the result
 	}
+	_, declared, err := Declared(t.s, t.script)
+	if err != nil {
+		return host.ErrorResult(err.Error()), nil //nolint:nilerr // the tool's own fault, reported in the result
+	}
 	granted := t.granted
 	if t.opts.Grant != nil {
-		_, declared, err := Declared(t.s, t.script)
-		if err != nil {
-			return host.ErrorResult(err.Error()), nil //nolint:nilerr // the tool's own fault, reported in the result
-		}
 		g, res, err := t.opts.Grant(ctx, declared)
 		if res != nil || err != nil {
 			return res, err
@@ -154,7 +161,7 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		Auditor:   t.opts.Auditor,
 		Input:     input,
 		Stdin:     bytes.NewReader(input),
-		Tools:     t.opts.Tools,
+		Tools:     runTools(t.opts.Workspace, capabilities.Effective(declared, granted), t.opts.Tools),
 		Skills:    t.opts.Skills,
 		MCP:       t.opts.MCP,
 		Depth:     host.CallerFrom(ctx).Depth,

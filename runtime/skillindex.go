@@ -27,7 +27,8 @@ type SkillIndex struct {
 	Workspace string
 	// Auditor receives the capability events of those runs (nil: none).
 	Auditor capabilities.Auditor
-	// Tools and MCP serve the tool_call and mcp_call of those runs.
+	// Tools and MCP serve the tool_call and mcp_call of those runs; Tools
+	// only for namespaced tools, as [ToolOptions.Tools].
 	Tools host.ToolCaller
 	MCP   host.MCPCaller
 
@@ -122,7 +123,7 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 	if err != nil {
 		return nil, err
 	}
-	sc, _, err := Declared(s, script)
+	sc, declared, err := Declared(s, script)
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeNotFound, "skill_run: %v", err)
 	}
@@ -136,7 +137,7 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 		Auditor:   x.Auditor,
 		Input:     input,
 		Stdin:     strings.NewReader(string(input)),
-		Tools:     x.Tools,
+		Tools:     runTools(x.Workspace, capabilities.Effective(declared, granted), x.Tools),
 		Skills:    x,
 		MCP:       x.MCP,
 		Depth:     depth,
