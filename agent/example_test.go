@@ -76,18 +76,22 @@ func ExampleNewSet() {
 	set := agent.NewSet(logger,
 		parse("general", agent.SourceBuiltin, "", "builtin/general.md"),
 		parse("general", agent.SourceUser, "", "user/general.md"),
+		parse("general", agent.SourcePlugin, "alpha", "alpha/general.md"),
 		parse("reviewer", agent.SourcePlugin, "alpha", "alpha/reviewer.md"),
 		parse("reviewer", agent.SourcePlugin, "beta", "beta/reviewer.md"),
 	)
-	for _, name := range []string{"general", "reviewer", "beta:reviewer"} {
-		d, _ := set.Lookup(name)
-		fmt.Println(name, "->", d.File)
+	for _, name := range []string{"general", "alpha:general", "reviewer", "beta:reviewer"} {
+		if d, ok := set.Lookup(name); ok {
+			fmt.Println(name, "->", d.File)
+		} else {
+			fmt.Println(name, "-> none (a skill's agent is reached by SKILL:NAME only)")
+		}
 	}
 	// Output:
-	// level=INFO msg="plugins define agents of the same name; the bare name resolves to the first" agent=reviewer resolves_to=alpha:reviewer also=beta:reviewer
 	// level=INFO msg="agent definition overridden by a higher source" agent=general winner=user/general.md winner_source=user overridden=builtin/general.md overridden_source=builtin
 	// general -> user/general.md
-	// reviewer -> alpha/reviewer.md
+	// alpha:general -> alpha/general.md
+	// reviewer -> none (a skill's agent is reached by SKILL:NAME only)
 	// beta:reviewer -> beta/reviewer.md
 }
 
@@ -136,12 +140,14 @@ func ExampleDefinition_Scope() {
 }
 
 func ExampleCheckRequiredAgent() {
-	fill := host.ToolDef{Name: "pdf__fill", Source: "skill", Plugin: "pdf", RequiredAgent: "filler"}
+	fill := host.ToolDef{Name: "pdf__fill", Source: "skill", Plugin: "pdf", RequiredAgent: "pdf:filler"}
 	fmt.Println(agent.CheckRequiredAgent(fill, "pdf:filler"))
-	fmt.Println(agent.CheckRequiredAgent(fill, "general"))
+	fmt.Println(agent.CheckRequiredAgent(fill, "forms:filler"))
+	fmt.Println(agent.CheckRequiredAgent(fill, "filler"))
 	fmt.Println(agent.CheckRequiredAgent(fill, ""))
 	// Output:
 	// <nil>
-	// tool "pdf__fill" requires agent "filler"; called by agent "general"
-	// tool "pdf__fill" requires agent "filler"; called with no agent
+	// tool "pdf__fill" requires agent "pdf:filler"; called by agent "forms:filler"
+	// tool "pdf__fill" requires agent "pdf:filler"; called by agent "filler"
+	// tool "pdf__fill" requires agent "pdf:filler"; called with no agent
 }

@@ -105,14 +105,17 @@ func (e *RequiredAgentError) Error() string {
 // returns a [*RequiredAgentError] naming the tool, the agent it requires
 // and the caller.
 //
-// agent is the caller's name as [host.Caller.Agent] holds it: bare, or
-// qualified as "<plugin>:<name>" (see [Definition.QualifiedName]). A
-// plugin's tool that requires "reviewer" accepts both "reviewer" and its
-// own plugin's "<plugin>:reviewer", but not another plugin's reviewer.
+// Both are agent identities, as [Definition.QualifiedName] gives them:
+// "<plugin>:<name>" for a plugin (skill) agent, the bare name for the
+// user's or a builtin agent. They are compared exactly. A bare name never
+// matches a plugin's agent and a plugin's agent never matches another
+// plugin's of the same name: names are chosen by whoever wrote the
+// definition, so only the identity (where the agent comes from) binds.
+// A skill's script names its required agent in skill.toml; the tool's
+// RequiredAgent is then already qualified ([skills.Script.RequiredAgentIdentity]).
 func CheckRequiredAgent(def host.ToolDef, agent string) error {
-	req := def.RequiredAgent
-	if req == "" || agent == req || (def.Plugin != "" && agent == def.Plugin+":"+req) {
-		return nil
+	if req := def.RequiredAgent; req != "" && agent != req {
+		return &RequiredAgentError{Tool: def.Name, Required: req, Agent: agent}
 	}
-	return &RequiredAgentError{Tool: def.Name, Required: req, Agent: agent}
+	return nil
 }

@@ -15,7 +15,7 @@ var registry = []host.ToolDef{
 	{Name: "workspace_write", Source: "core"},
 	{Name: "shell", Source: "core"},
 	{Name: "pdf__extract", Source: "skill", Plugin: "pdf"},
-	{Name: "pdf__fill", Source: "skill", Plugin: "pdf", RequiredAgent: "filler"},
+	{Name: "pdf__fill", Source: "skill", Plugin: "pdf", RequiredAgent: "pdf:filler"},
 	{Name: "review__lint", Source: "skill", Plugin: "review"},
 	{Name: "mcp__github__search", Source: "mcp"},
 }
@@ -135,7 +135,8 @@ func TestScopeUnknownTools(t *testing.T) {
 }
 
 func TestCheckRequiredAgent(t *testing.T) {
-	fill := host.ToolDef{Name: "pdf__fill", Source: "skill", Plugin: "pdf", RequiredAgent: "filler"}
+	fill := host.ToolDef{Name: "pdf__fill", Source: "skill", Plugin: "pdf", RequiredAgent: "pdf:filler"}
+	userOnly := host.ToolDef{Name: "pdf__fill", Source: "skill", Plugin: "pdf", RequiredAgent: "filler"}
 	core := host.ToolDef{Name: "shell", Source: "core", RequiredAgent: "admin"}
 	tests := []struct {
 		name  string
@@ -145,12 +146,14 @@ func TestCheckRequiredAgent(t *testing.T) {
 	}{
 		{"no requirement", host.ToolDef{Name: "workspace_read", Source: "core"}, "anyone", ""},
 		{"no requirement, no agent", host.ToolDef{Name: "workspace_read", Source: "core"}, "", ""},
-		{"required agent", fill, "filler", ""},
-		{"required agent of the same plugin, qualified", fill, "pdf:filler", ""},
+		{"required agent", fill, "pdf:filler", ""},
+		{"a user agent of that bare name", fill, "filler", `tool "pdf__fill" requires agent "pdf:filler"; called by agent "filler"`},
+		{"user agent required", userOnly, "filler", ""},
+		{"plugin agent for a user agent", userOnly, "pdf:filler", `tool "pdf__fill" requires agent "filler"; called by agent "pdf:filler"`},
 		{"core tool, required agent", core, "admin", ""},
-		{"other agent", fill, "general", `tool "pdf__fill" requires agent "filler"; called by agent "general"`},
-		{"another plugin's agent of that name", fill, "forms:filler", `tool "pdf__fill" requires agent "filler"; called by agent "forms:filler"`},
-		{"no agent", fill, "", `tool "pdf__fill" requires agent "filler"; called with no agent`},
+		{"other agent", fill, "general", `tool "pdf__fill" requires agent "pdf:filler"; called by agent "general"`},
+		{"another plugin's agent of that name", fill, "forms:filler", `tool "pdf__fill" requires agent "pdf:filler"; called by agent "forms:filler"`},
+		{"no agent", fill, "", `tool "pdf__fill" requires agent "pdf:filler"; called with no agent`},
 		{"core tool, other agent", core, "general", `tool "shell" requires agent "admin"; called by agent "general"`},
 		{"core tool, qualified lookalike", core, ":admin", `tool "shell" requires agent "admin"; called by agent ":admin"`},
 	}

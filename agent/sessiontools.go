@@ -482,12 +482,15 @@ func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
 		}
 		return ToolResult{Content: fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, r.offered()), IsError: true}, nil
 	}
-	if err := CheckRequiredAgent(def, r.def.Name); err != nil {
+	// The agent's identity, not its bare name: a plugin's agent named like
+	// the one a tool requires is another agent.
+	identity := r.def.QualifiedName()
+	if err := CheckRequiredAgent(def, identity); err != nil {
 		return ToolResult{Content: err.Error(), IsError: true}, nil //nolint:nilerr // a refusal is the model's to see
 	}
 	// The registry checks the input (JSON, an object, the schema) and says
 	// what is wrong in an error result.
-	ctx = host.WithCaller(ctx, host.Caller{Agent: r.def.Name})
+	ctx = host.WithCaller(ctx, host.Caller{Agent: identity})
 	res, err := r.reg.Call(ctx, c.Name, c.Input)
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -17,17 +17,19 @@ type Set struct {
 }
 
 // NewSet returns the set of defs, resolving name collisions:
-//   - a higher [Source] wins over a lower one: the lower definition is
-//     dropped, including every plugin's definition of a name the user
-//     defines, and each override is logged at Info with both files;
-//   - agents of different plugins may share a name: all are kept, each
-//     addressable as "<plugin>:<name>", and the bare name resolves to the
-//     first of them in defs (logged at Info);
-//   - otherwise, of two definitions with the same source and name the
-//     first in defs wins and the other is logged as a warning. So are two
-//     plugin agents whose pool keys would collide ("plugin-a-b-c" for agent
-//     "b-c" of plugin "a" and agent "c" of plugin "a-b"), since agents must
-//     never share state.
+//   - a plugin's (skill's) agent is reachable only by its qualified name
+//     "<plugin>:<name>", never by the bare name: a skill is untrusted
+//     and its agents/general.md must not replace the builtin "general"
+//     (nor any user agent) with its own prompt and model. Agents of
+//     different plugins may share a name; each is its own agent;
+//   - bare names are the user's and the builtin agents: a user agent wins
+//     over a builtin one of the same name (logged at Info with both
+//     files);
+//   - otherwise, of two definitions with the same identity the first in
+//     defs wins and the other is logged as a warning. So are two plugin
+//     agents whose pool keys would collide ("plugin-a-b-c" for agent
+//     "b-c" of plugin "a" and agent "c" of plugin "a-b"), since agents
+//     must never share state.
 //
 // A nil logger discards the messages. A nil definition panics.
 func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
@@ -49,24 +51,23 @@ func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
 	}
 	pool := make(map[string]*Definition, len(sorted))
 	for _, d := range sorted {
-		cur, taken := s.byName[d.Name]
-		switch {
-		case taken && cur.Source > d.Source:
-			logger.Info("agent definition overridden by a higher source",
-				"agent", d.Name,
-				"winner", cur.File, "winner_source", cur.Source.String(),
-				"overridden", d.File, "overridden_source", d.Source.String())
-			continue
-		case taken && d.Source != SourcePlugin:
-			logger.Warn("duplicate agent definition ignored; the first wins",
-				"agent", d.Name, "source", d.Source.String(), "kept", cur.File, "ignored", d.File)
-			continue
-		case d.Source == SourcePlugin:
+		if d.Source == SourcePlugin {
 			if prev, dup := s.byQualified[d.QualifiedName()]; dup {
 				logger.Warn("duplicate agent definition ignored; the first wins",
 					"agent", d.QualifiedName(), "source", d.Source.String(), "kept", prev.File, "ignored", d.File)
 				continue
 			}
+		} else if cur, taken := s.byName[d.Name]; taken {
+			if cur.Source > d.Source {
+				logger.Info("agent definition overridden by a higher source",
+					"agent", d.Name,
+					"winner", cur.File, "winner_source", cur.Source.String(),
+					"overridden", d.File, "overridden_source", d.Source.String())
+			} else {
+				logger.Warn("duplicate agent definition ignored; the first wins",
+					"agent", d.Name, "source", d.Source.String(), "kept", cur.File, "ignored", d.File)
+			}
+			continue
 		}
 		if prev, clash := pool[d.PoolKey()]; clash {
 			logger.Warn("agent definition ignored: its pool key collides with another agent's",
@@ -76,10 +77,6 @@ func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
 		pool[d.PoolKey()] = d
 		if d.Source == SourcePlugin {
 			s.byQualified[d.QualifiedName()] = d
-		}
-		if taken {
-			logger.Info("plugins define agents of the same name; the bare name resolves to the first",
-				"agent", d.Name, "resolves_to", cur.QualifiedName(), "also", d.QualifiedName())
 		} else {
 			s.byName[d.Name] = d
 		}
@@ -91,8 +88,9 @@ func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
 	return s
 }
 
-// Lookup returns the agent called name: a bare name resolves by precedence
-// (see [NewSet]); "<plugin>:<name>" names a plugin's agent exactly.
+// Lookup returns the agent called name: a bare name is the user's agent
+// of that name or else the builtin one (see [NewSet]), never a plugin's;
+// "<plugin>:<name>" names a plugin's agent exactly.
 func (s *Set) Lookup(name string) (*Definition, bool) {
 	m := s.byName
 	if strings.Contains(name, ":") {

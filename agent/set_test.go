@@ -43,7 +43,7 @@ func TestNewSetPrecedence(t *testing.T) {
 		wantLogs []string          // one substring per log line, in order
 	}{
 		{
-			name: "user overrides plugin overrides builtin",
+			name: "user overrides builtin; a plugin's agent of that name is its own",
 			defs: func(t *testing.T) []*Definition {
 				return []*Definition{
 					def(t, "general", SourceBuiltin, "", "builtin/general.md"),
@@ -51,26 +51,24 @@ func TestNewSetPrecedence(t *testing.T) {
 					def(t, "general", SourceUser, "", "user/general.md"),
 				}
 			},
-			lookup: map[string]string{"general": "user/general.md", "pack:general": ""},
-			list:   []string{"user/general.md"},
+			lookup: map[string]string{"general": "user/general.md", "pack:general": "pack/general.md"},
+			list:   []string{"user/general.md", "pack/general.md"},
 			wantLogs: []string{
-				`level=INFO msg="agent definition overridden by a higher source" agent=general winner=user/general.md winner_source=user overridden=pack/general.md overridden_source=plugin`,
 				`level=INFO msg="agent definition overridden by a higher source" agent=general winner=user/general.md winner_source=user overridden=builtin/general.md overridden_source=builtin`,
 			},
 		},
 		{
-			name: "plugin overrides builtin, whatever the order",
+			// Issue 11 finding 16: a skill's agents/general.md became the
+			// session's default agent, with its own prompt and model.
+			name: "a plugin never replaces the builtin, whatever the order",
 			defs: func(t *testing.T) []*Definition {
 				return []*Definition{
 					def(t, "general", SourcePlugin, "pack", "pack/general.md"),
 					def(t, "general", SourceBuiltin, "", "builtin/general.md"),
 				}
 			},
-			lookup: map[string]string{"general": "pack/general.md", "pack:general": "pack/general.md"},
-			list:   []string{"pack/general.md"},
-			wantLogs: []string{
-				`level=INFO msg="agent definition overridden by a higher source" agent=general winner=pack/general.md winner_source=plugin overridden=builtin/general.md overridden_source=builtin`,
-			},
+			lookup: map[string]string{"general": "builtin/general.md", "pack:general": "pack/general.md"},
+			list:   []string{"builtin/general.md", "pack/general.md"},
 		},
 		{
 			name: "same source and name: first wins with a warning",
@@ -94,12 +92,12 @@ func TestNewSetPrecedence(t *testing.T) {
 					def(t, "a", SourcePlugin, "p", "p/a2.md"),
 				}
 			},
-			lookup:   map[string]string{"a": "p/a.md", "p:a": "p/a.md"},
+			lookup:   map[string]string{"a": "", "p:a": "p/a.md"},
 			list:     []string{"p/a.md"},
 			wantLogs: []string{`level=WARN msg="duplicate agent definition ignored; the first wins" agent=p:a source=plugin kept=p/a.md ignored=p/a2.md`},
 		},
 		{
-			name: "two plugins, same name: both kept",
+			name: "two plugins, same name: both kept, neither by the bare name",
 			defs: func(t *testing.T) []*Definition {
 				return []*Definition{
 					def(t, "reviewer", SourcePlugin, "beta", "beta/reviewer.md"),
@@ -108,16 +106,13 @@ func TestNewSetPrecedence(t *testing.T) {
 				}
 			},
 			lookup: map[string]string{
-				"reviewer":       "beta/reviewer.md",
+				"reviewer":       "",
 				"beta:reviewer":  "beta/reviewer.md",
 				"alpha:reviewer": "alpha/reviewer.md",
 				"gamma:reviewer": "",
 				"other":          "user/other.md",
 			},
 			list: []string{"user/other.md", "alpha/reviewer.md", "beta/reviewer.md"},
-			wantLogs: []string{
-				`level=INFO msg="plugins define agents of the same name; the bare name resolves to the first" agent=reviewer resolves_to=beta:reviewer also=alpha:reviewer`,
-			},
 		},
 		{
 			name: "colliding pool keys: the later is dropped",
@@ -127,7 +122,7 @@ func TestNewSetPrecedence(t *testing.T) {
 					def(t, "c", SourcePlugin, "a-b", "a-b/c.md"),
 				}
 			},
-			lookup: map[string]string{"b-c": "a/b-c.md", "c": "", "a-b:c": ""},
+			lookup: map[string]string{"a:b-c": "a/b-c.md", "b-c": "", "c": "", "a-b:c": ""},
 			list:   []string{"a/b-c.md"},
 			wantLogs: []string{
 				`level=WARN msg="agent definition ignored: its pool key collides with another agent's" agent=a-b:c pool_key=plugin-a-b-c kept=a/b-c.md ignored=a-b/c.md`,
@@ -141,7 +136,7 @@ func TestNewSetPrecedence(t *testing.T) {
 					def(t, "b", SourcePlugin, "a", "a/b.md"),
 				}
 			},
-			lookup: map[string]string{"plugin-a-b": "user/plugin-a-b.md", "b": "a/b.md"},
+			lookup: map[string]string{"plugin-a-b": "user/plugin-a-b.md", "a:b": "a/b.md", "b": ""},
 			list:   []string{"a/b.md", "user/plugin-a-b.md"},
 		},
 	}
