@@ -11,11 +11,14 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/fsguard"
 )
 
 // Bounds on the core tools, so that no call reads, writes or returns
@@ -74,17 +77,29 @@ const (
 
 // CoreTools returns the core tools over the directory workspace:
 // workspace_read, workspace_write, workspace_list and workspace_search.
-// Each takes paths relative to the workspace and is confined to it with
-// [os.Root]: an absolute path, a ".." segment or a symbolic link leading
-// outside is refused. Each checks granted first ([capabilities.Set.CheckRead],
-// [capabilities.Set.CheckWrite]); a denial is a result with IsError set
-// whose content is the [capabilities.DeniedError] text, naming the flag
-// that would grant it. Sizes are bounded by [MaxReadSize], [MaxWriteSize],
-// [MaxListEntries], [MaxSearchMatches] and [MaxSearchScan].
+// Each takes paths relative to the workspace. Each checks granted first
+// ([capabilities.Set.CheckRead], [capabilities.Set.CheckWrite]); a denial
+// is a result with IsError set whose content is the
+// [capabilities.DeniedError] text, naming the flag that would grant it.
+//
+// The path is then resolved inside the grant that covers it, not inside
+// the workspace: with read granted on workspace/data only, the tools open
+// "data" as an [os.Root] (inside the workspace's root) and resolve the
+// rest of the path in it, so an absolute path, a ".." segment or a
+// symbolic link leading out of the granted folder is refused, as it is
+// for a script's mount of the same grant. FIFOs, sockets and devices are
+// refused, and opening one never blocks. Writing in, or renaming over,
+// one of the protected host folders (skill folders, interpreters, the
+// compile cache: the folders of code that runs later) is refused with a
+// result saying the folder is protected. Refusals of these kinds are
+// audited to the auditor of the call's context
+// ([capabilities.WithAuditor]). Sizes are bounded by [MaxReadSize],
+// [MaxWriteSize], [MaxListEntries], [MaxSearchMatches] and
+// [MaxSearchScan].
 //
 // The tools open workspace on each call, so they hold no open file between
 // calls. CoreTools returns an error if workspace is not a directory.
-func CoreTools(workspace string, granted capabilities.Set) ([]Tool, error) {
+func CoreTools(workspace string, granted capabilities.Set, protected ...string) ([]Tool, error) {
 	fi, err := os.Stat(workspace)
 	if err != nil {
 		return nil, fmt.Errorf("host: workspace: %w", err)
@@ -92,7 +107,7 @@ func CoreTools(workspace string, granted capabilities.Set) ([]Tool, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("host: workspace %s is not a directory", workspace)
 	}
-	ws := &workspaceFS{dir: workspace, granted: granted}
+	ws := &workspaceFS{dir: workspace, granted: granted, protected: protected}
 	def := func(name, desc, schema string, parallel bool) ToolDef {
 		return ToolDef{Name: name, Description: desc, InputSchema: json.RawMessage(schema), Source: SourceCore, Parallel: parallel}
 	}
@@ -122,8 +137,9 @@ func (t *coreTool) Call(ctx context.Context, input json.RawMessage) (*ToolResult
 // workspaceFS is the workspace the core tools share. It is safe for
 // concurrent use: it holds only immutable data.
 type workspaceFS struct {
-	dir     string
-	granted capabilities.Set
+	dir       string
+	granted   capabilities.Set
+	protected []string // host folders no tool may change (fsguard.Guard)
 }
 
 // coreErrResult is the IsError result for err: the path error without the
@@ -155,9 +171,73 @@ func resolveWorkspacePath(p string) (string, capabilities.Path, error) {
 	return clean, cp, nil
 }
 
-// open opens the workspace root.
-func (w *workspaceFS) open() (*os.Root, error) {
-	return os.OpenRoot(w.dir)
+// A grantRoot is the folder of the grant that covers a path, opened as an
+// os.Root inside the workspace's root, with the path relative to it.
+type grantRoot struct {
+	*os.Root
+	sub  string // the grant's folder, relative to the workspace ("" for all of it)
+	name string // the path, relative to the grant's folder
+}
+
+// rel turns a path relative to the grant's folder into one relative to
+// the workspace, as the caller named it.
+func (g *grantRoot) rel(p string) string {
+	return path.Join(g.sub, p)
+}
+
+// openGrant opens the root of the broadest grant that covers cp: a Write
+// path when write is set, else a Read or Write path (writing implies
+// reading, [capabilities.Set.CheckRead]). Checking the grant first, as the
+// callers do, ensures there is one. With write, a missing grant folder is
+// created, through the workspace's root.
+func (w *workspaceFS) openGrant(cp capabilities.Path, write bool) (*grantRoot, error) {
+	candidates := w.granted.Write
+	if !write {
+		candidates = append(append([]capabilities.Path{}, w.granted.Read...), w.granted.Write...)
+	}
+	var best *capabilities.Path
+	for i, g := range candidates {
+		if g.Contains(cp) && (best == nil || len(g.Sub) < len(best.Sub)) {
+			best = &candidates[i]
+		}
+	}
+	if best == nil {
+		return nil, &capabilities.DeniedError{Kind: "read", Value: cp.String()}
+	}
+	root, err := fsguard.OpenRoot(w.dir, best.Sub, write, w.protected)
+	if err != nil {
+		return nil, err
+	}
+	name := "."
+	if cp.Sub != best.Sub {
+		name = strings.TrimPrefix(cp.Sub, best.Sub+"/")
+		if best.Sub == "" {
+			name = cp.Sub
+		}
+	}
+	return &grantRoot{Root: root, sub: best.Sub, name: name}, nil
+}
+
+// auditDenied records a refusal the grant check could not see (a link
+// leading out of the granted folder, a special file, a protected folder)
+// with the auditor of ctx.
+func auditDenied(ctx context.Context, kind string, cp capabilities.Path, err error) {
+	if !errors.Is(err, fs.ErrPermission) && !isEscape(err) {
+		return
+	}
+	capabilities.AuditorFrom(ctx).Audit(ctx, capabilities.Event{Kind: kind, Value: cp.String(),
+		Decision: capabilities.Deny, Reason: err.Error()})
+}
+
+// isEscape reports whether err is os.Root's refusal of a path leading out
+// of it (it has no exported sentinel: anything not from the OS).
+func isEscape(err error) bool {
+	pe, ok := errors.AsType[*fs.PathError](err)
+	if !ok {
+		return false
+	}
+	_, isErrno := errors.AsType[syscall.Errno](pe.Err)
+	return !isErrno && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrInvalid)
 }
 
 // decode decodes a tool's input into v.
@@ -172,37 +252,39 @@ func decodeCoreInput(tool string, input json.RawMessage, v any) *ToolResult {
 }
 
 // openForRead decodes a {"path": ...} input, checks the read grant and
-// opens the path through os.Root. A non-nil result is the tool's answer
-// (bad input, a path leaving the workspace, a denial, a missing file); a
-// non-nil error is a host failure. On success it returns the path as given
-// and the caller closes root and file.
-func (w *workspaceFS) openForRead(tool string, input json.RawMessage) (string, *os.Root, *os.File, *ToolResult, error) {
+// opens the path inside its grant's root. A non-nil result is the tool's
+// answer (bad input, a path leaving the workspace or the grant, a denial,
+// a missing file); a non-nil error is a host failure. On success it
+// returns the path as given and the caller closes root and file.
+func (w *workspaceFS) openForRead(ctx context.Context, tool string, input json.RawMessage) (string, *os.Root, *os.File, *ToolResult, error) {
 	var in struct{ Path string }
 	if res := decodeCoreInput(tool, input, &in); res != nil {
 		return "", nil, nil, res, nil
 	}
-	name, cp, err := resolveWorkspacePath(in.Path)
+	_, cp, err := resolveWorkspacePath(in.Path)
 	if err != nil {
 		return "", nil, nil, coreErrResult(tool, err), nil
 	}
 	if err := w.granted.CheckRead(cp); err != nil {
 		return "", nil, nil, ErrorResult(err.Error()), nil
 	}
-	root, err := w.open()
+	root, err := w.openGrant(cp, false)
 	if err != nil {
-		return "", nil, nil, nil, fmt.Errorf("%s: %w", tool, err)
-	}
-	f, err := root.Open(name)
-	if err != nil {
-		root.Close()
+		auditDenied(ctx, "read", cp, err)
 		return "", nil, nil, coreErrResult(tool, err), nil
 	}
-	return in.Path, root, f, nil, nil
+	f, err := fsguard.OpenFile(root.Root, root.name, os.O_RDONLY, 0)
+	if err != nil {
+		root.Close()
+		auditDenied(ctx, "read", cp, err)
+		return "", nil, nil, coreErrResult(tool, err), nil
+	}
+	return in.Path, root.Root, f, nil, nil
 }
 
-func (w *workspaceFS) read(_ context.Context, input json.RawMessage) (*ToolResult, error) {
+func (w *workspaceFS) read(ctx context.Context, input json.RawMessage) (*ToolResult, error) {
 	const tool = "workspace_read"
-	path, root, f, res, err := w.openForRead(tool, input)
+	path, root, f, res, err := w.openForRead(ctx, tool, input)
 	if res != nil || err != nil {
 		return res, err
 	}
@@ -226,7 +308,7 @@ func (w *workspaceFS) read(_ context.Context, input json.RawMessage) (*ToolResul
 	return &ToolResult{Content: string(data)}, nil
 }
 
-func (w *workspaceFS) write(_ context.Context, input json.RawMessage) (*ToolResult, error) {
+func (w *workspaceFS) write(ctx context.Context, input json.RawMessage) (*ToolResult, error) {
 	const tool = "workspace_write"
 	var in struct {
 		Path    string
@@ -251,18 +333,36 @@ func (w *workspaceFS) write(_ context.Context, input json.RawMessage) (*ToolResu
 	if err := w.granted.CheckWrite(cp); err != nil {
 		return ErrorResult(err.Error()), nil
 	}
-	root, err := w.open()
+	fail := func(err error) (*ToolResult, error) {
+		auditDenied(ctx, "write", cp, err)
+		return coreErrResult(tool, err), nil
+	}
+	root, err := w.openGrant(cp, true)
+	if err != nil {
+		return fail(err)
+	}
+	defer root.Close()
+	guard, err := fsguard.New(root.Root, filepath.Join(w.dir, filepath.FromSlash(root.sub)), w.protected)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	defer root.Close()
-	if dir := path.Dir(name); dir != "." {
+	// The file is replaced by a rename, which never follows a symlink in
+	// the last element; its folder is resolved (and checked) by the guard.
+	at, err := guard.Check(root.Root, root.name, false)
+	if err != nil {
+		var pe *fsguard.ProtectedError
+		if errors.As(err, &pe) {
+			pe.Path = name
+		}
+		return fail(err)
+	}
+	if dir := path.Dir(at); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return coreErrResult(tool, err), nil
+			return fail(err)
 		}
 	}
-	if err := writeAtomic(root, name, []byte(*in.Content)); err != nil {
-		return coreErrResult(tool, err), nil
+	if err := writeAtomic(root.Root, at, []byte(*in.Content)); err != nil {
+		return fail(err)
 	}
 	return &ToolResult{Content: fmt.Sprintf("wrote %d bytes to %s", len(*in.Content), name)}, nil
 }
@@ -306,9 +406,9 @@ type wsListEntry struct {
 	Size int64  `json:"size"`
 }
 
-func (w *workspaceFS) list(_ context.Context, input json.RawMessage) (*ToolResult, error) {
+func (w *workspaceFS) list(ctx context.Context, input json.RawMessage) (*ToolResult, error) {
 	const tool = "workspace_list"
-	_, root, f, res, err := w.openForRead(tool, input)
+	_, root, f, res, err := w.openForRead(ctx, tool, input)
 	if res != nil || err != nil {
 		return res, err
 	}
@@ -368,19 +468,22 @@ func (w *workspaceFS) search(ctx context.Context, input json.RawMessage) (*ToolR
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("%s: invalid pattern: %v", tool, err)), nil
 	}
-	name, cp, err := resolveWorkspacePath(in.Path)
+	_, cp, err := resolveWorkspacePath(in.Path)
 	if err != nil {
 		return coreErrResult(tool, err), nil
 	}
 	if err := w.granted.CheckRead(cp); err != nil {
 		return ErrorResult(err.Error()), nil
 	}
-	root, err := w.open()
+	root, err := w.openGrant(cp, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
+		auditDenied(ctx, "read", cp, err)
+		return coreErrResult(tool, err), nil
 	}
 	defer root.Close()
+	name := root.name
 	if _, err := root.Stat(name); err != nil {
+		auditDenied(ctx, "read", cp, err)
 		return coreErrResult(tool, err), nil
 	}
 	var (
@@ -399,7 +502,7 @@ func (w *workspaceFS) search(ctx context.Context, input json.RawMessage) (*ToolR
 		if !d.Type().IsRegular() {
 			return nil // directories are walked; symlinks and devices are skipped
 		}
-		n, stop := searchWorkspaceFile(fsys, p, re, MaxSearchScan-scanned, MaxSearchMatches-len(matches), &matches)
+		n, stop := searchWorkspaceFile(root, p, re, MaxSearchScan-scanned, MaxSearchMatches-len(matches), &matches)
 		scanned += n
 		switch stop {
 		case wsStopScan:
@@ -443,9 +546,11 @@ const (
 // most budget bytes and appending at most room matches. It returns the
 // bytes read and whether a limit stopped it. A file that looks binary (a
 // NUL byte in its first 512 bytes) is skipped, and a file that cannot be
-// opened (a symlink leading outside the workspace) is ignored.
-func searchWorkspaceFile(fsys fs.FS, p string, re *regexp.Regexp, budget int64, room int, out *[]wsSearchMatch) (int64, wsStop) {
-	f, err := fsys.Open(p)
+// opened (a symlink leading outside the grant, a FIFO swapped in since
+// the walk saw a regular file) is ignored. Matches name the file relative
+// to the workspace.
+func searchWorkspaceFile(root *grantRoot, p string, re *regexp.Regexp, budget int64, room int, out *[]wsSearchMatch) (int64, wsStop) {
+	f, err := fsguard.OpenFile(root.Root, p, os.O_RDONLY, 0)
 	if err != nil {
 		return 0, wsStopNone
 	}
@@ -471,7 +576,7 @@ func searchWorkspaceFile(fsys fs.FS, p string, re *regexp.Regexp, budget int64, 
 			if len(text) > maxMatchLine {
 				text = append(text[:maxMatchLine:maxMatchLine], "…"...)
 			}
-			*out = append(*out, wsSearchMatch{Path: p, Line: line, Text: string(text)})
+			*out = append(*out, wsSearchMatch{Path: root.rel(p), Line: line, Text: string(text)})
 			room--
 		}
 		if err != nil {

@@ -1,0 +1,363 @@
+// Package fsguard holds the file-system checks that the sandbox's mounts
+// (package runtime) and the core workspace tools (package host) share, so
+// that a path means the same thing to a script and to a model:
+//
+//   - [OpenRoot] opens a granted sub-path of a folder inside the folder's
+//     own [os.Root], so a symlinked sub-path cannot lead out of it;
+//   - [OpenFile] opens a file without ever blocking on a FIFO and refuses
+//     special files (FIFOs, sockets, devices);
+//   - a [Guard] keeps protected folders (skill folders, the interpreters,
+//     the compile cache) unchangeable through a writable root that
+//     contains them.
+package fsguard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// OpenRoot opens the folder sub of dir, resolved inside dir's [os.Root]:
+// a sub-path that is (or passes through) a symlink leading out of dir
+// fails, where os.OpenRoot of the joined path would follow it anywhere.
+// sub is slash-separated and relative; "" or "." is dir itself. With
+// create, the missing folders of sub are made, also through dir's root,
+// unless that would make them in one of the protected folders (a
+// [*ProtectedError]; see [Guard]).
+func OpenRoot(dir, sub string, create bool, protected []string) (*os.Root, error) {
+	parent, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	if sub == "" || sub == "." {
+		return parent, nil
+	}
+	defer parent.Close()
+	name := filepath.FromSlash(sub)
+	if create {
+		if _, err := parent.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			g, err := New(parent, dir, protected)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := g.Check(parent, name, false); err != nil {
+				return nil, err
+			}
+			if err := parent.MkdirAll(name, 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return parent.OpenRoot(name)
+}
+
+// ErrSpecial is the error of [OpenFile] for a file that is neither a
+// regular file nor a directory. It wraps [fs.ErrPermission].
+var ErrSpecial = fmt.Errorf("not a regular file or folder (FIFOs, sockets and devices are refused): %w", fs.ErrPermission)
+
+// OpenFile is [os.Root.OpenFile] for files a guest or a model names. It
+// opens with O_NONBLOCK, so that opening a FIFO returns at once instead of
+// waiting for a writer (no timeout can interrupt a blocked open(2)), then
+// checks the type of the file it actually opened (not of the path, which
+// could have been swapped in between) and closes anything but a regular
+// file or a directory with [ErrSpecial]. O_NONBLOCK is then cleared: it
+// means nothing for regular files and folders, but the file should be what
+// the caller asked for.
+func OpenFile(root *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := root.OpenFile(name, flag|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrSpecial}
+	}
+	if err := setBlocking(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// setBlocking clears O_NONBLOCK on f's descriptor.
+func setBlocking(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+// ErrProtected matches a [*ProtectedError].
+var ErrProtected = errors.New("protected folder")
+
+// A ProtectedError is a change refused because its target is in a
+// protected folder, or is such a folder or one of its ancestors.
+type ProtectedError struct {
+	Path string // the path as given, relative to the root
+	Dir  string // the protected folder on the host
+}
+
+func (e *ProtectedError) Error() string {
+	return fmt.Sprintf("%s: in or above a protected folder (a skill, interpreter or compile-cache folder), which no script or tool may change", e.Path)
+}
+
+// Is makes errors.Is match ErrProtected and fs.ErrPermission.
+func (e *ProtectedError) Is(target error) bool {
+	return target == ErrProtected || target == fs.ErrPermission
+}
+
+// A Guard refuses changes, through one root, to protected folders that lie
+// inside the root: anything created, written, renamed or removed in such a
+// folder, and renaming, removing or changing the folder or one of its
+// ancestors inside the root. Folders are compared by identity (device and
+// inode, [os.SameFile]), and the path of a change is resolved first, its
+// symlinks and ".." included, so no other name for a protected folder
+// gets around it.
+//
+// The identities are taken when the Guard is made; the protected folders
+// and their ancestors cannot be renamed through the root afterwards, so
+// they stay right for the Guard's life. Another process (or a concurrent
+// run through another root) that renames symlinks inside the root while a
+// change is checked can race the check; a guest cannot create symlinks.
+//
+// A nil *Guard allows everything. A Guard is immutable and safe for
+// concurrent use.
+type Guard struct {
+	dirs      []protectedDir // protected folders inside the root
+	ancestors []protectedDir // their ancestors inside the root, the root excluded
+	all       string         // if set, the root itself is in this protected folder
+}
+
+type protectedDir struct {
+	info fs.FileInfo
+	host string // the protected folder (for an ancestor: the one below it)
+}
+
+// maxDepth bounds the walks up the host's folders.
+const maxDepth = 4096
+
+// New returns the Guard of root, opened on the host folder dir, for the
+// protected host folders, or nil if none of them is in dir (nor dir in
+// one of them). A protected folder that does not exist is skipped.
+func New(root *os.Root, dir string, protected []string) (*Guard, error) {
+	if len(protected) == 0 {
+		return nil, nil
+	}
+	rootInfo, err := root.Stat(".")
+	if err != nil {
+		return nil, err
+	}
+	realDir, err := realPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	g := &Guard{}
+	for _, p := range protected {
+		info, err := os.Stat(p)
+		if err != nil || !info.IsDir() {
+			continue // nothing there to protect
+		}
+		realP, err := realPath(p)
+		if err != nil {
+			continue
+		}
+		switch {
+		case realP == realDir || strings.HasPrefix(realDir, realP+string(filepath.Separator)):
+			g.all = p // the root is the folder or inside it
+			return g, nil
+		case !strings.HasPrefix(realP, realDir+string(filepath.Separator)):
+			continue // not inside the root (a symlink inside cannot reach it: os.Root)
+		}
+		ancestors, inside := ancestorsBelow(realP, rootInfo)
+		if !inside {
+			continue
+		}
+		g.dirs = append(g.dirs, protectedDir{info: info, host: p})
+		for _, a := range ancestors {
+			g.ancestors = append(g.ancestors, protectedDir{info: a, host: p})
+		}
+	}
+	if len(g.dirs) == 0 {
+		return nil, nil
+	}
+	return g, nil
+}
+
+// realPath is p absolute with its symlinks resolved.
+func realPath(p string) (string, error) {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(p)
+}
+
+// ancestorsBelow walks up from the host folder p to the folder whose
+// identity is root, and returns the folders strictly between them; inside
+// is false if it reaches the top first.
+func ancestorsBelow(p string, root fs.FileInfo) (ancestors []fs.FileInfo, inside bool) {
+	for range maxDepth {
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil, false
+		}
+		fi, err := os.Stat(parent)
+		if err != nil {
+			return nil, false
+		}
+		if os.SameFile(fi, root) {
+			return ancestors, true
+		}
+		ancestors = append(ancestors, fi)
+		p = parent
+	}
+	return nil, false
+}
+
+// Protects reports whether g protects anything (a nil Guard does not).
+func (g *Guard) Protects() bool { return g != nil }
+
+// Check checks a change to name (relative to root, which must be the root
+// the Guard was made for) and returns the path to make it through: name
+// with its symlinks resolved inside root, so the change lands on what was
+// checked. follow says whether the change follows a symlink in the last
+// element (opening, chmod, utimens) or acts on the link itself (unlink,
+// rename, rmdir, mkdir). The error is a [*ProtectedError] for a refusal,
+// or the error of resolving name (an escape, a symlink loop), which the
+// change would have met too.
+func (g *Guard) Check(root *os.Root, name string, follow bool) (string, error) {
+	if g == nil {
+		return name, nil
+	}
+	if g.all != "" {
+		return "", &ProtectedError{Path: name, Dir: g.all}
+	}
+	canon, err := resolve(root, name, follow)
+	if err != nil {
+		return "", err
+	}
+	// Every existing folder holding the target, the root first.
+	dir := "."
+	parts := splitPath(canon)
+	for i := 0; i <= len(parts)-1; i++ {
+		fi, err := root.Lstat(dir)
+		if err != nil {
+			break // the rest does not exist yet
+		}
+		if host, ok := g.protected(fi); ok {
+			return "", &ProtectedError{Path: name, Dir: host}
+		}
+		dir = path.Join(dir, parts[i])
+	}
+	// The target itself: a protected folder or one of its ancestors.
+	if fi, err := root.Lstat(canon); err == nil && fi.IsDir() {
+		if host, ok := g.protected(fi); ok {
+			return "", &ProtectedError{Path: name, Dir: host}
+		}
+		if host, ok := match(fi, g.ancestors); ok {
+			return "", &ProtectedError{Path: name, Dir: host}
+		}
+	}
+	return canon, nil
+}
+
+func (g *Guard) protected(fi fs.FileInfo) (string, bool) { return match(fi, g.dirs) }
+
+func match(fi fs.FileInfo, dirs []protectedDir) (string, bool) {
+	for _, d := range dirs {
+		if os.SameFile(fi, d.info) {
+			return d.host, true
+		}
+	}
+	return "", false
+}
+
+// Bounds of resolve, as Linux's and os.Root's.
+const (
+	maxSymlinks = 40
+	maxSteps    = 255 * 8
+)
+
+// errEscapes is resolve's error for a path or link leading out of the
+// root: the words os.Root uses.
+var errEscapes = errors.New("path escapes from parent")
+
+// resolve returns name with every symlink (the last element's only when
+// follow) replaced by its target and ".." applied to what it resolved, as
+// os.Root resolves a path. Elements that do not exist are kept as they
+// are. It reads the links through root, so it never leaves it.
+func resolve(root *os.Root, name string, follow bool) (string, error) {
+	if path.IsAbs(name) || filepath.IsAbs(name) {
+		return "", errEscapes
+	}
+	todo := splitPath(name)
+	var done []string
+	links := 0
+	for steps := 0; len(todo) > 0; steps++ {
+		if steps > maxSteps {
+			return "", syscall.ENAMETOOLONG
+		}
+		elem := todo[0]
+		todo = todo[1:]
+		if elem == ".." {
+			if len(done) == 0 {
+				return "", errEscapes
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := path.Join(append(append([]string{}, done...), elem)...)
+		if len(todo) == 0 && !follow {
+			done = append(done, elem)
+			break
+		}
+		fi, err := root.Lstat(filepath.FromSlash(cur))
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, elem) // a folder, a file, or not there (yet)
+			continue
+		}
+		if links++; links > maxSymlinks {
+			return "", syscall.ELOOP
+		}
+		target, err := root.Readlink(filepath.FromSlash(cur))
+		if err != nil {
+			return "", err
+		}
+		target = filepath.ToSlash(target)
+		if path.IsAbs(target) || filepath.IsAbs(target) {
+			return "", errEscapes
+		}
+		todo = append(splitPath(target), todo...)
+	}
+	if len(done) == 0 {
+		return ".", nil
+	}
+	return path.Join(done...), nil
+}
+
+// splitPath splits a slash-separated relative path into its elements,
+// without "" and ".".
+func splitPath(p string) []string {
+	var parts []string
+	for _, e := range strings.Split(filepath.ToSlash(p), "/") {
+		if e != "" && e != "." {
+			parts = append(parts, e)
+		}
+	}
+	return parts
+}
