@@ -52,7 +52,7 @@ func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(dir, ".install-python-")
+	tmp, err := mkInstallTemp(dir, "install-python")
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +60,7 @@ func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	if err := copyFile(filepath.Join(from, "python.wasm"), filepath.Join(tmp, "python.wasm")); err != nil {
 		return nil, err
 	}
+	installStage("module copied")
 	if err := os.Mkdir(filepath.Join(tmp, "lib"), 0o755); err != nil {
 		return nil, err
 	}
@@ -73,7 +74,8 @@ func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	if err := replaceDir(tmp, pythonDir(dir)); err != nil {
+	installStage("version written")
+	if err := swapIn(dir, tmp, pythonDir(dir)); err != nil {
 		return nil, err
 	}
 	return Find(dir, Python)
@@ -109,7 +111,7 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	out, err := os.MkdirTemp(dir, ".build-python-")
+	out, err := mkInstallTemp(dir, "build-python")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("building Python for WASI: %w: %s", err, lastLines(stderr.String(), 5))
 	}
-	if err := replaceDir(filepath.Join(out, "python"), pythonDir(dir)); err != nil {
+	if err := swapIn(dir, filepath.Join(out, "python"), pythonDir(dir)); err != nil {
 		return nil, err
 	}
 	return Find(dir, Python)
@@ -162,7 +164,7 @@ func EnsureJS(ctx context.Context, dir string, o *BuildOptions) (*Interpreter, e
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(dir, ".build-js-")
+	tmp, err := mkInstallTemp(dir, "build-js")
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +178,7 @@ func EnsureJS(ctx context.Context, dir string, o *BuildOptions) (*Interpreter, e
 	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	if err := replaceDir(tmp, jsDir(dir)); err != nil {
+	if err := swapIn(dir, tmp, jsDir(dir)); err != nil {
 		return nil, err
 	}
 	return Find(dir, JS)
@@ -227,18 +229,36 @@ func jsSourceHash(root string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
+// swapIn moves the complete folder from into place at to, in the
+// interpreters folder dir, under dir's lock, after cleaning up what killed
+// installs left behind (see recover.go).
+func swapIn(dir, from, to string) error {
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := cleanLeftovers(dir); err != nil {
+		return fmt.Errorf("cleaning up after an interrupted install in %s: %w", dir, err)
+	}
+	return replaceDir(from, to)
+}
+
 // replaceDir moves the folder from into place at to, replacing what was
-// there.
+// there. It is two renames, to -> to.old and from -> to; recoverDir
+// repairs a kill between them.
 func replaceDir(from, to string) error {
 	old := to + ".old"
 	_ = os.RemoveAll(old)
 	if err := os.Rename(to, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	installStage("old moved aside")
 	if err := os.Rename(from, to); err != nil {
 		_ = os.Rename(old, to) // put the old one back
 		return err
 	}
+	installStage("new moved in")
 	return os.RemoveAll(old)
 }
 
@@ -260,6 +280,7 @@ func copyTree(from, to string) error {
 		case t.IsDir():
 			return os.Mkdir(dst, 0o755)
 		case t.IsRegular():
+			defer installStage("stdlib file copied")
 			return copyFile(p, dst)
 		case t&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)

@@ -14,7 +14,9 @@
 //
 // The functions here are safe for concurrent use by one process; two
 // processes installing the same interpreter at once each build it, and
-// the last to finish wins (every install is a rename into place).
+// the last to finish wins (every install is a rename into place, under
+// the folder's lock). A killed install leaves the previous interpreter
+// usable; Find and the next install clean up after it (recover.go).
 package interp
 
 import (
@@ -108,6 +110,15 @@ func InstallHint(language string) string {
 // Find returns the installed interpreter of language in dir, or an error
 // matching [ErrNotInstalled] that says how to install it.
 func Find(dir, language string) (*Interpreter, error) {
+	switch language {
+	case Python, JS:
+		// An install killed between its two renames left the previous
+		// interpreter aside: put it back before looking.
+		d := map[string]string{Python: pythonDir(dir), JS: jsDir(dir)}[language]
+		if err := recoverLocked(dir, d); err != nil {
+			return nil, err
+		}
+	}
 	switch language {
 	case Python:
 		d := pythonDir(dir)
