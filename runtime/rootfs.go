@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -12,6 +13,8 @@ import (
 
 	sys "github.com/tetratelabs/wazero/experimental/sys"
 	wazerosys "github.com/tetratelabs/wazero/sys"
+
+	"github.com/skillrun/skillrun/internal/fsguard"
 )
 
 // Audit operation names passed to the audit hook of [newRootFS]. Paths are
@@ -28,7 +31,18 @@ const (
 	auditSymlink   = "symlink" // path is "target -> link"; always refused
 	auditUtimens   = "utimens"
 	auditFutimens  = "futimens" // File.Utimens on an open file
+	// Lookups are audited only when refused (EPERM, EACCES, EROFS: an
+	// escape, a link leading out), not when the file is missing.
+	auditStat     = "stat"
+	auditLstat    = "lstat"
+	auditReadlink = "readlink"
 )
+
+// An auditFunc records one file operation of a [rootFS]: the operation
+// (one of the audit* constants), the path relative to the mount, the
+// resulting errno (zero on success) and, for some refusals, why in words
+// ("" means the errno says it).
+type auditFunc func(op, path string, errno sys.Errno, reason string)
 
 // A rootFS is a wazero experimental/sys.FS backed by an [os.Root], so no
 // guest path can resolve outside the mounted directory: not with "..", not
@@ -43,7 +57,12 @@ const (
 //   - Readlink of a link whose target lies outside the mount is EPERM, so
 //     host paths do not leak;
 //   - permission bits are masked to 0o777 (no setuid, setgid or sticky);
-//   - when read-only, every mutation is EROFS.
+//   - when read-only, every mutation is EROFS;
+//   - opening a FIFO, socket or device is EACCES, checked on what was
+//     opened, and the open never blocks (see [fsguard.OpenFile]);
+//   - a change in or to a protected folder (a skill folder, the
+//     interpreters, the compile cache) is EROFS, by the folder's identity
+//     (see [fsguard.Guard]), even when the mount is writable.
 //
 // A rootFS is safe for concurrent use; the files it opens are not.
 type rootFS struct {
@@ -53,26 +72,23 @@ type rootFS struct {
 
 	root     *os.Root
 	writable bool
-	audit    func(op, path string, errno sys.Errno)
+	guard    *fsguard.Guard // nil: no protected folder in the mount
+	audit    auditFunc
 }
 
 var _ sys.FS = (*rootFS)(nil)
 
-// newRootFS opens dir as a sys.FS confined by os.Root. When writable is
-// false every mutating call fails with sys.EROFS (reads work).
+// newRootFS makes root a sys.FS, and closes root when it is closed. When
+// writable is false every mutating call fails with sys.EROFS (reads work);
+// guard (nil for none) refuses changes to protected folders.
 //
-// audit, if non-nil, is called for every open and mutation with the
-// operation (one of the audit* constants), the path relative to the mount
-// and the resulting errno (zero on success), so the caller can record
-// capability use. It is called synchronously on the guest's call path, so it
-// must be cheap, must not call back into the FS, and must be safe for
-// concurrent use if the FS is shared by several module instances.
-func newRootFS(dir string, writable bool, audit func(op, path string, errno sys.Errno)) (*rootFS, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &rootFS{root: root, writable: writable, audit: audit}, nil
+// audit, if non-nil, is called for every open and mutation, and for every
+// refused lookup, so the caller can record capability use. It is called
+// synchronously on the guest's call path, so it must be cheap, must not
+// call back into the FS, and must be safe for concurrent use if the FS is
+// shared by several module instances.
+func newRootFS(root *os.Root, writable bool, guard *fsguard.Guard, audit auditFunc) *rootFS {
+	return &rootFS{root: root, writable: writable, guard: guard, audit: audit}
 }
 
 // Close closes the os.Root. Files already opened stay usable until closed.
@@ -81,10 +97,49 @@ func (f *rootFS) Close() error { return f.root.Close() }
 // String implements fmt.Stringer.
 func (f *rootFS) String() string { return f.root.Name() }
 
-func (f *rootFS) record(op, p string, errno sys.Errno) {
+func (f *rootFS) record(op, p string, errno sys.Errno) { f.recordWhy(op, p, errno, "") }
+
+func (f *rootFS) recordWhy(op, p string, errno sys.Errno, reason string) {
 	if f.audit != nil {
-		f.audit(op, p, errno)
+		f.audit(op, p, errno, reason)
 	}
+}
+
+// recordDenied records a lookup only if it was refused.
+func (f *rootFS) recordDenied(op, p string, errno sys.Errno) {
+	if isDenial(errno) {
+		f.record(op, p, errno)
+	}
+}
+
+// isDenial reports whether errno is a refusal by the sandbox or the host
+// rather than an answer about the file (ENOENT, ENOTDIR, EEXIST, ...).
+func isDenial(errno sys.Errno) bool {
+	return errno == sys.EPERM || errno == sys.EACCES || errno == sys.EROFS
+}
+
+// Reasons given to the audit for refusals an errno does not explain.
+const (
+	reasonProtected = "protected folder %s: skill, interpreter and compile-cache folders are never writable"
+	reasonSpecial   = "not a regular file or folder: FIFOs, sockets and devices are refused"
+)
+
+// guarded checks a change to p against the guard and returns the path to
+// make it through (see [fsguard.Guard.Check]), or the errno and the reason
+// of a refusal. follow says whether the change follows a symlink in the
+// last element.
+func (f *rootFS) guarded(p string, follow bool) (string, sys.Errno, string) {
+	if f.guard == nil {
+		return p, 0, ""
+	}
+	canon, err := f.guard.Check(f.root, p, follow)
+	if pe, ok := errors.AsType[*fsguard.ProtectedError](err); ok {
+		return "", sys.EROFS, fmt.Sprintf(reasonProtected, pe.Dir)
+	}
+	if err != nil {
+		return "", pathErrno(err), ""
+	}
+	return canon, 0, ""
 }
 
 // OpenFile implements sys.FS.OpenFile.
@@ -99,22 +154,26 @@ func (f *rootFS) OpenFile(p string, flag sys.Oflag, perm fs.FileMode) (sys.File,
 	if oflagMutates(flag) {
 		op = auditOpenWrite
 	}
-	file, errno := f.openFile(p, flag, perm)
-	f.record(op, p, errno)
+	file, errno, reason := f.openFile(p, flag, perm)
+	f.recordWhy(op, p, errno, reason)
 	if errno != 0 {
 		return nil, errno // not a typed nil in the interface
 	}
 	return file, 0
 }
 
-func (f *rootFS) openFile(p string, flag sys.Oflag, perm fs.FileMode) (*rootFile, sys.Errno) {
+// testHookOpen, if set, runs in openFile between its checks and the open,
+// so that a test can swap the file in between.
+var testHookOpen func(p string)
+
+func (f *rootFS) openFile(p string, flag sys.Oflag, perm fs.FileMode) (*rootFile, sys.Errno, string) {
 	mutates := oflagMutates(flag)
 	if mutates && !f.writable {
-		return nil, sys.EROFS
+		return nil, sys.EROFS, ""
 	}
 	if flag&sys.O_DIRECTORY != 0 {
 		if flag&sys.O_CREAT != 0 {
-			return nil, sys.EINVAL // mkdir is the way to create a directory
+			return nil, sys.EINVAL, "" // mkdir is the way to create a directory
 		}
 		if mutates {
 			// Never open for writing (O_TRUNC would truncate a file before
@@ -122,46 +181,61 @@ func (f *rootFS) openFile(p string, flag sys.Oflag, perm fs.FileMode) (*rootFile
 			fi, err := f.root.Stat(p)
 			switch {
 			case err != nil:
-				return nil, pathErrno(err)
+				return nil, pathErrno(err), ""
 			case fi.IsDir():
-				return nil, sys.EISDIR
+				return nil, sys.EISDIR, ""
 			default:
-				return nil, sys.ENOTDIR
+				return nil, sys.ENOTDIR, ""
 			}
 		}
+	}
+	at := p // the path to open: p, or p resolved by the guard
+	if mutates {
+		canon, errno, reason := f.guarded(p, flag&(sys.O_NOFOLLOW|sys.O_EXCL) == 0)
+		if errno != 0 {
+			return nil, errno, reason
+		}
+		at = canon
 	}
 
 	var before fs.FileInfo // what O_NOFOLLOW checked, to detect a swap
 	if flag&sys.O_NOFOLLOW != 0 {
-		fi, err := f.root.Lstat(p)
+		fi, err := f.root.Lstat(at)
 		switch {
 		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-			return nil, sys.ELOOP // as open(2) with O_NOFOLLOW
+			return nil, sys.ELOOP, "" // as open(2) with O_NOFOLLOW
 		case err == nil:
 			before = fi
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, pathErrno(err)
+			return nil, pathErrno(err), ""
 		}
 	}
+	if testHookOpen != nil {
+		testHookOpen(at)
+	}
 
-	of, err := f.root.OpenFile(p, toOSFlag(flag), perm&fs.ModePerm)
+	of, err := fsguard.OpenFile(f.root, at, toOSFlag(flag), perm&fs.ModePerm)
+	if errors.Is(err, fsguard.ErrSpecial) || errors.Is(err, syscall.ENXIO) {
+		// ENXIO: a FIFO opened for writing with no reader, or a socket.
+		return nil, sys.EACCES, reasonSpecial
+	}
 	if err != nil {
-		return nil, pathErrno(err)
+		return nil, pathErrno(err), ""
 	}
 	fi, err := of.Stat()
 	if err != nil {
 		_ = of.Close()
-		return nil, sys.UnwrapOSError(err)
+		return nil, sys.UnwrapOSError(err), ""
 	}
 	if before != nil && !os.SameFile(before, fi) {
 		_ = of.Close()
-		return nil, sys.ELOOP // replaced by a symlink between Lstat and open
+		return nil, sys.ELOOP, "" // replaced by a symlink between Lstat and open
 	}
 	if flag&sys.O_DIRECTORY != 0 && !fi.IsDir() {
 		_ = of.Close()
-		return nil, sys.ENOTDIR
+		return nil, sys.ENOTDIR, ""
 	}
-	return newRootFile(f, p, flag, perm&fs.ModePerm, of, fi), 0
+	return newRootFile(f, at, flag, perm&fs.ModePerm, of, fi), 0, ""
 }
 
 // oflagMutates reports whether opening with flag could change the file
@@ -201,44 +275,58 @@ func toOSFlag(flag sys.Oflag) int {
 	return of
 }
 
-// Lstat implements sys.FS.Lstat.
+// Lstat implements sys.FS.Lstat. A refusal (an escape) is audited.
 func (f *rootFS) Lstat(p string) (wazerosys.Stat_t, sys.Errno) {
-	fi, err := f.root.Lstat(cleanPath(p))
+	p = cleanPath(p)
+	fi, err := f.root.Lstat(p)
 	if err != nil {
-		return wazerosys.Stat_t{}, pathErrno(err)
+		errno := pathErrno(err)
+		f.recordDenied(auditLstat, p, errno)
+		return wazerosys.Stat_t{}, errno
 	}
 	return wazerosys.NewStat_t(fi), 0
 }
 
-// Stat implements sys.FS.Stat.
+// Stat implements sys.FS.Stat. A refusal (a link leading out) is audited.
 func (f *rootFS) Stat(p string) (wazerosys.Stat_t, sys.Errno) {
-	fi, err := f.root.Stat(cleanPath(p))
+	p = cleanPath(p)
+	fi, err := f.root.Stat(p)
 	if err != nil {
-		return wazerosys.Stat_t{}, pathErrno(err)
+		errno := pathErrno(err)
+		f.recordDenied(auditStat, p, errno)
+		return wazerosys.Stat_t{}, errno
 	}
 	return wazerosys.NewStat_t(fi), 0
+}
+
+// change makes one audited change to p: EROFS on a read-only mount,
+// the guard's refusal for a protected folder, else do's errno. do gets
+// the path to change (p resolved by the guard, if there is one).
+func (f *rootFS) change(op, p string, follow bool, do func(at string) sys.Errno) sys.Errno {
+	if !f.writable {
+		f.record(op, p, sys.EROFS)
+		return sys.EROFS
+	}
+	at, errno, reason := f.guarded(p, follow)
+	if errno == 0 {
+		errno = do(at)
+	}
+	f.recordWhy(op, p, errno, reason)
+	return errno
 }
 
 // Mkdir implements sys.FS.Mkdir.
 func (f *rootFS) Mkdir(p string, perm fs.FileMode) sys.Errno {
-	p = cleanPath(p)
-	errno := sys.EROFS
-	if f.writable {
-		errno = pathErrno(f.root.Mkdir(p, perm&fs.ModePerm))
-	}
-	f.record(auditMkdir, p, errno)
-	return errno
+	return f.change(auditMkdir, cleanPath(p), false, func(at string) sys.Errno {
+		return pathErrno(f.root.Mkdir(at, perm&fs.ModePerm))
+	})
 }
 
 // Chmod implements sys.FS.Chmod. Only the permission bits are applied.
 func (f *rootFS) Chmod(p string, perm fs.FileMode) sys.Errno {
-	p = cleanPath(p)
-	errno := sys.EROFS
-	if f.writable {
-		errno = pathErrno(f.root.Chmod(p, perm&fs.ModePerm))
-	}
-	f.record(auditChmod, p, errno)
-	return errno
+	return f.change(auditChmod, cleanPath(p), true, func(at string) sys.Errno {
+		return pathErrno(f.root.Chmod(at, perm&fs.ModePerm))
+	})
 }
 
 // Rename implements sys.FS.Rename with POSIX semantics: a file cannot replace
@@ -247,11 +335,19 @@ func (f *rootFS) Chmod(p string, perm fs.FileMode) sys.Errno {
 // empty-directory case removes the target first; that is not atomic.
 func (f *rootFS) Rename(from, to string) sys.Errno {
 	from, to = cleanPath(from), cleanPath(to)
+	var reason string
 	errno := sys.EROFS
 	if f.writable {
-		errno = f.rename(from, to)
+		var cfrom, cto string
+		cfrom, errno, reason = f.guarded(from, false)
+		if errno == 0 {
+			cto, errno, reason = f.guarded(to, false)
+		}
+		if errno == 0 {
+			errno = f.rename(cfrom, cto)
+		}
 	}
-	f.record(auditRename, from+" -> "+to, errno)
+	f.recordWhy(auditRename, from+" -> "+to, errno, reason)
 	return errno
 }
 
@@ -285,24 +381,12 @@ func (f *rootFS) rename(from, to string) sys.Errno {
 
 // Rmdir implements sys.FS.Rmdir.
 func (f *rootFS) Rmdir(p string) sys.Errno {
-	p = cleanPath(p)
-	errno := sys.EROFS
-	if f.writable {
-		errno = f.remove(p, true)
-	}
-	f.record(auditRmdir, p, errno)
-	return errno
+	return f.change(auditRmdir, cleanPath(p), false, func(at string) sys.Errno { return f.remove(at, true) })
 }
 
 // Unlink implements sys.FS.Unlink. A symlink is removed, never its target.
 func (f *rootFS) Unlink(p string) sys.Errno {
-	p = cleanPath(p)
-	errno := sys.EROFS
-	if f.writable {
-		errno = f.remove(p, false)
-	}
-	f.record(auditUnlink, p, errno)
-	return errno
+	return f.change(auditUnlink, cleanPath(p), false, func(at string) sys.Errno { return f.remove(at, false) })
 }
 
 // remove checks the type before calling os.Root.Remove, which removes files
@@ -346,8 +430,16 @@ func (f *rootFS) Symlink(oldPath, linkName string) sys.Errno {
 // Readlink implements sys.FS.Readlink. A link whose target is absolute or
 // climbs out of the mount (judged lexically from the link's directory) is
 // EPERM: following it would fail anyway, and its text would leak a host path.
+//
+// A refusal is audited.
 func (f *rootFS) Readlink(p string) (string, sys.Errno) {
 	p = cleanPath(p)
+	target, errno := f.readlink(p)
+	f.recordDenied(auditReadlink, p, errno)
+	return target, errno
+}
+
+func (f *rootFS) readlink(p string) (string, sys.Errno) {
 	target, err := f.root.Readlink(p)
 	if err != nil {
 		return "", pathErrno(err)
@@ -364,13 +456,9 @@ func (f *rootFS) Readlink(p string) (string, sys.Errno) {
 
 // Utimens implements sys.FS.Utimens. Symlinks are followed (inside the mount).
 func (f *rootFS) Utimens(p string, atim, mtim int64) sys.Errno {
-	p = cleanPath(p)
-	errno := sys.EROFS
-	if f.writable {
-		errno = pathErrno(f.root.Chtimes(p, toTime(atim), toTime(mtim)))
-	}
-	f.record(auditUtimens, p, errno)
-	return errno
+	return f.change(auditUtimens, cleanPath(p), true, func(at string) sys.Errno {
+		return pathErrno(f.root.Chtimes(at, toTime(atim), toTime(mtim)))
+	})
 }
 
 // toTime converts epoch nanoseconds to a time; UTIME_OMIT becomes the zero

@@ -7,6 +7,8 @@ import (
 
 	sys "github.com/tetratelabs/wazero/experimental/sys"
 	wazerosys "github.com/tetratelabs/wazero/sys"
+
+	"github.com/skillrun/skillrun/internal/fsguard"
 )
 
 // A rootFile is a sys.File opened by a [rootFS], wrapping an *os.File.
@@ -251,19 +253,12 @@ func (f *rootFile) Utimens(atim, mtim int64) sys.Errno {
 	if errno := f.check(); errno != 0 {
 		return errno
 	}
-	errno := sys.EROFS
-	if f.fs.writable {
-		errno = f.utimens(atim, mtim)
-	}
-	f.fs.record(auditFutimens, f.path, errno)
-	return errno
-}
-
-func (f *rootFile) utimens(atim, mtim int64) sys.Errno {
-	if errno := f.samePath(); errno != 0 {
-		return errno
-	}
-	return pathErrno(f.fs.root.Chtimes(f.path, toTime(atim), toTime(mtim)))
+	return f.fs.change(auditFutimens, f.path, true, func(at string) sys.Errno {
+		if errno := f.samePath(at); errno != 0 {
+			return errno
+		}
+		return pathErrno(f.fs.root.Chtimes(at, toTime(atim), toTime(mtim)))
+	})
 }
 
 // Close implements sys.File.Close. Closing twice is not an error.
@@ -296,13 +291,14 @@ func (f *rootFile) checkWrite() sys.Errno {
 	return 0
 }
 
-// samePath checks that f.path still names the open file.
-func (f *rootFile) samePath() sys.Errno {
+// samePath checks that p (f.path, or what the guard resolved it to) still
+// names the open file.
+func (f *rootFile) samePath(p string) sys.Errno {
 	open, err := f.file.Stat()
 	if err != nil {
 		return sys.UnwrapOSError(err)
 	}
-	now, err := f.fs.root.Stat(f.path)
+	now, err := f.fs.root.Stat(p)
 	if err != nil {
 		return pathErrno(err)
 	}
@@ -317,7 +313,7 @@ func (f *rootFile) samePath() sys.Errno {
 // It fails with ENOENT if the path now names a different file.
 func (f *rootFile) reopen(flag sys.Oflag) sys.Errno {
 	flag &^= sys.O_CREAT | sys.O_EXCL | sys.O_TRUNC
-	nf, err := f.fs.root.OpenFile(f.path, toOSFlag(flag), 0)
+	nf, err := fsguard.OpenFile(f.fs.root, f.path, toOSFlag(flag), 0)
 	if err != nil {
 		return pathErrno(err)
 	}

@@ -82,7 +82,7 @@ func newRootFSFixture(t *testing.T, writable bool) *rootFSFixture {
 	}
 
 	fx := &rootFSFixture{base: base, dir: dir}
-	rfs, err := newRootFS(dir, writable, func(op, path string, errno sys.Errno) {
+	rfs, err := openMount(Mount{HostDir: dir, Writable: writable}, nil, func(op, path string, errno sys.Errno, _ string) {
 		fx.events = append(fx.events, auditEvent{op, path, errno})
 	})
 	if err != nil {
@@ -1193,7 +1193,7 @@ prefix confusion: ok from out mount
 					}
 					fsConfig := wazero.NewFSConfig()
 					for _, m := range tc.mounts {
-						rfs, err := newRootFS(filepath.Join(fx.base, m.hostDir), m.writable, nil)
+						rfs, err := openMount(Mount{HostDir: filepath.Join(fx.base, m.hostDir), Writable: m.writable}, nil, nil)
 						if err != nil {
 							t.Fatal(err)
 						}

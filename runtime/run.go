@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/fsguard"
 )
 
 // Defaults for the limits of [RunConfig].
@@ -31,11 +33,22 @@ const (
 
 // A Mount makes a host directory visible to the module. The module sees
 // nothing of the host's file system but its mounts.
+//
+// A Mount is plain data, opened afresh by every run that uses it.
 type Mount struct {
 	// HostDir is the directory on the host. The module cannot leave it:
 	// "..", absolute paths and symbolic links that point outside it all
 	// fail, because every access goes through an [os.Root] opened on it.
+	// HostDir itself is the operator's path and is opened as the host
+	// resolves it, symlinks included.
 	HostDir string
+	// Sub, if not empty, mounts the folder Sub of HostDir instead
+	// (slash-separated, relative), resolved inside HostDir's os.Root: a
+	// Sub that is, or passes through, a symlink leading out of HostDir
+	// fails the run. Use it for a part of a folder someone else controls,
+	// such as a skill's "references" or a workspace's "out"; joining the
+	// two into HostDir would follow such a symlink anywhere.
+	Sub string
 	// GuestPath is where the module sees it: an absolute, clean path such
 	// as "/workspace".
 	GuestPath string
@@ -73,6 +86,15 @@ type RunConfig struct {
 	Stdout, Stderr io.Writer
 	// Mounts are the directories the module sees. Nothing else is visible.
 	Mounts []Mount
+	// Protected are host folders that no writable mount may change, such
+	// as skill folders, the interpreters and the compile cache, which
+	// would otherwise let one script rewrite another's code. Inside a
+	// writable mount, creating, writing, renaming or removing anything in
+	// them, and renaming or removing them or their ancestors, fails with
+	// EROFS and is audited; they are found by identity (device and inode),
+	// so symlinks, ".." and renames inside the mount do not get around
+	// it. A writable mount inside a protected folder is read-only.
+	Protected []string
 
 	// Memory caps the module's linear memory, in bytes; 0 means
 	// [DefaultMemory]. A memory.grow past it fails inside the module (Go
@@ -113,9 +135,13 @@ type RunConfig struct {
 	// ...), value the guest path ("/workspace/a -> /workspace/b" for a
 	// rename). decision is "allow" or "deny"; a denial's reason says why
 	// ("read-only file system", "operation not permitted" for an escape,
-	// "no such file or directory", "too many open files ..."). Audit is
-	// called from the goroutine running the module, so it must not block
-	// for long.
+	// "no such file or directory", "too many open files ...", "protected
+	// folder ..."). Every refusal is audited, whatever the operation: a
+	// stat, lstat or readlink refused (an escape, a link leading out;
+	// "fs.stat", "fs.lstat", "fs.readlink"), and any open or change
+	// outside every mount (reason "... (outside every mount)"). A lookup
+	// that finds nothing in a mount is not a refusal. Audit is called from
+	// the goroutine running the module, so it must not block for long.
 	Audit func(kind, value, decision, reason string)
 }
 
@@ -369,7 +395,9 @@ func mounts(c *RunConfig) (wazero.FSConfig, func(), error) {
 
 	fsCfg := wazero.NewFSConfig()
 	open := &openFiles{}
-	root := newGuestRoot()
+	root := newGuestRoot(func(op, p string, errno experimentalsys.Errno) {
+		audit("fs."+op, path.Join("/", p), "deny", errno.Error()+" (outside every mount)")
+	})
 	seen := map[string]bool{}
 	for _, mt := range c.Mounts {
 		guest := mt.GuestPath
@@ -382,10 +410,13 @@ func mounts(c *RunConfig) (wazero.FSConfig, func(), error) {
 		}
 		seen[guest] = true
 		root.add(guest)
-		fs, err := newRootFS(mt.HostDir, mt.Writable, func(op, p string, errno experimentalsys.Errno) {
+		fs, err := openMount(mt, c.Protected, func(op, p string, errno experimentalsys.Errno, why string) {
 			decision, reason := "allow", ""
 			if errno != 0 {
 				decision, reason = "deny", errno.Error()
+			}
+			if why != "" {
+				reason = why
 			}
 			audit("fs."+op, auditPath(guest, op, p), decision, reason)
 		})
@@ -407,6 +438,25 @@ func mounts(c *RunConfig) (wazero.FSConfig, func(), error) {
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(root, "/")
 	}
 	return fsCfg, closeAll, nil
+}
+
+// openMount opens the root of mt (its Sub resolved inside HostDir's root)
+// as a rootFS, with a guard for the protected folders inside it when it is
+// writable.
+func openMount(mt Mount, protected []string, audit auditFunc) (*rootFS, error) {
+	root, err := fsguard.OpenRoot(mt.HostDir, mt.Sub, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	var guard *fsguard.Guard
+	if mt.Writable {
+		guard, err = fsguard.New(root, filepath.Join(mt.HostDir, filepath.FromSlash(mt.Sub)), protected)
+		if err != nil {
+			root.Close()
+			return nil, err
+		}
+	}
+	return newRootFS(root, mt.Writable, guard, audit), nil
 }
 
 // auditPath turns a path of a rootFS audit event, relative to the mount,
@@ -431,7 +481,8 @@ func auditPath(guest, op, p string) string {
 //     as it would be on a host without that file (Go's wasip1 port reports
 //     EBADF, "bad file number", for a path no preopened directory covers);
 //   - listing "/" shows the mounts;
-//   - creating anything outside the mounts is EROFS.
+//   - creating anything outside the mounts is EROFS;
+//   - every open that fails and every change is audited as a denial.
 //
 // wazero gives "/" the last preopened descriptor, after the mounts, so the
 // mounts keep descriptors 3, 4, ... in the order of [RunConfig.Mounts].
@@ -439,11 +490,24 @@ func auditPath(guest, op, p string) string {
 // mount never reaches guestRoot.
 type guestRoot struct {
 	experimentalsys.UnimplementedFS
-	dirs map[string][]string // directory ("." for the root) -> its entries
+	dirs  map[string][]string // directory ("." for the root) -> its entries
+	audit func(op, p string, errno experimentalsys.Errno)
 }
 
-func newGuestRoot() *guestRoot {
-	return &guestRoot{dirs: map[string][]string{".": nil}}
+// newGuestRoot returns an empty guestRoot that reports every refusal to
+// audit (nil for none), with the operation (an audit* constant) and the
+// path relative to "/".
+func newGuestRoot(audit func(op, p string, errno experimentalsys.Errno)) *guestRoot {
+	if audit == nil {
+		audit = func(string, string, experimentalsys.Errno) {}
+	}
+	return &guestRoot{dirs: map[string][]string{".": nil}, audit: audit}
+}
+
+// deny audits a refused operation and returns its errno.
+func (g *guestRoot) deny(op, p string, errno experimentalsys.Errno) experimentalsys.Errno {
+	g.audit(op, rootRel(p), errno)
+	return errno
 }
 
 // add adds a mount point and its parents.
@@ -481,15 +545,19 @@ func (g *guestRoot) String() string { return "mount points" }
 
 func (g *guestRoot) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
 	entries, errno := g.lookup(p)
+	op := auditOpen
+	if oflagMutates(flag) {
+		op = auditOpenWrite
+	}
 	switch {
 	case errno == 0 && flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR|experimentalsys.O_TRUNC) != 0:
-		return nil, experimentalsys.EISDIR
+		return nil, g.deny(op, p, experimentalsys.EISDIR)
 	case errno == 0 && flag&experimentalsys.O_CREAT != 0 && flag&experimentalsys.O_EXCL != 0:
-		return nil, experimentalsys.EEXIST
+		return nil, g.deny(op, p, experimentalsys.EEXIST)
 	case errno != 0 && flag&experimentalsys.O_CREAT != 0:
-		return nil, experimentalsys.EROFS
+		return nil, g.deny(op, p, experimentalsys.EROFS)
 	case errno != 0:
-		return nil, errno
+		return nil, g.deny(op, p, errno)
 	}
 	return &guestRootDir{dir: rootRel(p), entries: entries}, 0
 }
@@ -514,18 +582,30 @@ func (g *guestRoot) readOnly(p string, creating bool) experimentalsys.Errno {
 
 func (g *guestRoot) Mkdir(p string, _ fs.FileMode) experimentalsys.Errno {
 	if _, errno := g.lookup(p); errno == 0 {
-		return experimentalsys.EEXIST
+		return g.deny(auditMkdir, p, experimentalsys.EEXIST)
 	}
-	return experimentalsys.EROFS
+	return g.deny(auditMkdir, p, experimentalsys.EROFS)
 }
-func (g *guestRoot) Chmod(p string, _ fs.FileMode) experimentalsys.Errno { return g.readOnly(p, false) }
-func (g *guestRoot) Rename(from, _ string) experimentalsys.Errno         { return g.readOnly(from, false) }
-func (g *guestRoot) Rmdir(p string) experimentalsys.Errno                { return g.readOnly(p, false) }
-func (g *guestRoot) Unlink(p string) experimentalsys.Errno               { return g.readOnly(p, false) }
-func (g *guestRoot) Link(_, p string) experimentalsys.Errno              { return g.readOnly(p, true) }
-func (g *guestRoot) Symlink(_, p string) experimentalsys.Errno           { return g.readOnly(p, true) }
+func (g *guestRoot) Chmod(p string, _ fs.FileMode) experimentalsys.Errno {
+	return g.deny(auditChmod, p, g.readOnly(p, false))
+}
+func (g *guestRoot) Rename(from, _ string) experimentalsys.Errno {
+	return g.deny(auditRename, from, g.readOnly(from, false))
+}
+func (g *guestRoot) Rmdir(p string) experimentalsys.Errno {
+	return g.deny(auditRmdir, p, g.readOnly(p, false))
+}
+func (g *guestRoot) Unlink(p string) experimentalsys.Errno {
+	return g.deny(auditUnlink, p, g.readOnly(p, false))
+}
+func (g *guestRoot) Link(_, p string) experimentalsys.Errno {
+	return g.deny(auditLink, p, g.readOnly(p, true))
+}
+func (g *guestRoot) Symlink(_, p string) experimentalsys.Errno {
+	return g.deny(auditSymlink, p, g.readOnly(p, true))
+}
 func (g *guestRoot) Utimens(p string, _, _ int64) experimentalsys.Errno {
-	return g.readOnly(p, false)
+	return g.deny(auditUtimens, p, g.readOnly(p, false))
 }
 
 func (g *guestRoot) Readlink(p string) (string, experimentalsys.Errno) {

@@ -81,6 +81,10 @@ type Runtime struct {
 	plugins pluginCache // CallPlugin's compiled Extism plugins (extism.go)
 
 	interpreters InterpreterFunc // Options.Interpreters
+
+	// cacheDir is the disk cache's folder ("" without one); no script
+	// may write into it (RunConfig.Protected, script.go).
+	cacheDir string
 }
 
 // New returns a Runtime configured by o (nil means defaults).
@@ -122,7 +126,7 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 			if err != nil {
 				return nil, fmt.Errorf("compilation cache %s: %w; set Options.CacheDir to a writable directory or Options.NoCache", dir, err)
 			}
-			r.cache = cache
+			r.cache, r.cacheDir = cache, dir
 			cfg = cfg.WithCompilationCache(cache)
 			log.Debug("compilation cache", "dir", dir)
 		}

@@ -15,6 +15,8 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
+	"github.com/skillrun/skillrun/internal/fsguard"
+	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -73,6 +75,13 @@ type ScriptRun struct {
 	// Interpreters finds the interpreter of a "source" script (source.go).
 	// Nil means the Runtime's ([Options.Interpreters]).
 	Interpreters InterpreterFunc
+	// Protected are host folders the script may never change through a
+	// writable mount ([RunConfig.Protected]): set it to the folders of
+	// every other skill loaded alongside, so that a script with write
+	// access to a workspace holding them cannot rewrite their code.
+	// RunScript adds the script's own skill folder, the interpreters'
+	// folders and the Runtime's compile cache.
+	Protected []string
 }
 
 // Declared returns a script of s and what it declares: the skill-level
@@ -117,12 +126,13 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 		return nil, fmt.Errorf("%w: %s: running needs the skill as a folder on disk (extract a zipped skill first)", ErrNotRunnable, label)
 	}
 	eff := capabilities.Effective(declared, sr.Granted)
-	mounts, err := mountsFor(eff, skillDir, sr.Workspace)
+	protected := r.protectedDirs(skillDir, sr)
+	mounts, err := mountsFor(eff, skillDir, sr.Workspace, protected)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	if sc.Kind == skills.KindSource {
-		return r.runSourceScript(ctx, s, script, sc, skillDir, mounts, eff, sr)
+		return r.runSourceScript(ctx, s, script, sc, skillDir, mounts, protected, eff, sr)
 	}
 	file := sc.Module
 	if sc.Kind == skills.KindExtism {
@@ -145,10 +155,27 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 	}
 
 	return runCompiled(ctx, m, s, script, sc, eff, sr, &RunConfig{
-		Args:   append(append([]string{}, sc.Args...), sr.Args...),
-		Env:    envFor(eff),
-		Mounts: mounts,
+		Args:      append(append([]string{}, sc.Args...), sr.Args...),
+		Env:       envFor(eff),
+		Mounts:    mounts,
+		Protected: protected,
 	}, "")
+}
+
+// protectedDirs are the folders a script run may never change: the ones
+// sr names, the skill's own folder, the default interpreters folder and
+// the Runtime's compile cache. Each is code some later run executes, so
+// writing it would let one script run its code as another (with that
+// one's grants). runSourceScript adds the interpreter it uses.
+func (r *Runtime) protectedDirs(skillDir string, sr *ScriptRun) []string {
+	dirs := append(append([]string{}, sr.Protected...), skillDir)
+	if d, err := interp.DefaultDir(); err == nil {
+		dirs = append(dirs, d)
+	}
+	if r.cacheDir != "" {
+		dirs = append(dirs, r.cacheDir)
+	}
+	return dirs
 }
 
 // scriptAudit returns the auditor of a run of script (sr's, else ctx's)
@@ -313,7 +340,15 @@ func (r *Runtime) compileOnce(ctx context.Context, key [32]byte, wasm []byte) (*
 // skill folder is never writable; a write grant on a workspace sub-path
 // creates that folder if needed; a read path at or below a writable mount
 // is left to it (mounting it again read-only would shadow the write).
-func mountsFor(eff capabilities.Set, skillDir, workspace string) ([]Mount, error) {
+//
+// A sub-path is resolved inside its root folder's os.Root, here and again
+// when the run opens it (Mount.Sub), never as a joined host path: a skill
+// that ships "references -> /" and declares read = ["skill/references"],
+// or a workspace with "out -> /elsewhere", fails instead of mounting the
+// link's target.
+//
+// A write grant's folder is not created inside a protected folder.
+func mountsFor(eff capabilities.Set, skillDir, workspace string, protected []string) ([]Mount, error) {
 	var mounts []Mount
 	for _, p := range eff.Write {
 		if p.Root == capabilities.RootSkill {
@@ -321,28 +356,47 @@ func mountsFor(eff capabilities.Set, skillDir, workspace string) ([]Mount, error
 				Reason: "skillrun never writes into a skill folder"}
 		}
 	}
-	hostDir := func(p capabilities.Path) (string, error) {
-		base := skillDir
-		if p.Root == capabilities.RootWorkspace {
-			if workspace == "" {
-				return "", fmt.Errorf("%w: %s is granted but no workspace folder was given", ErrNotRunnable, p)
-			}
-			if fi, err := os.Stat(workspace); err != nil || !fi.IsDir() {
-				return "", fmt.Errorf("%w: workspace %s is not a folder", ErrNotRunnable, workspace)
-			}
-			base = workspace
+	baseDir := func(p capabilities.Path) (string, error) {
+		if p.Root != capabilities.RootWorkspace {
+			return skillDir, nil
 		}
-		return filepath.Join(base, filepath.FromSlash(p.Sub)), nil
+		if workspace == "" {
+			return "", fmt.Errorf("%w: %s is granted but no workspace folder was given", ErrNotRunnable, p)
+		}
+		if fi, err := os.Stat(workspace); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("%w: workspace %s is not a folder", ErrNotRunnable, workspace)
+		}
+		return workspace, nil
+	}
+	// check opens p's folder inside its base's os.Root (creating it for a
+	// write grant), which refuses a sub-path leading out through a symlink.
+	check := func(p capabilities.Path, create bool) (Mount, error) {
+		base, err := baseDir(p)
+		if err != nil {
+			return Mount{}, err
+		}
+		root, err := fsguard.OpenRoot(base, p.Sub, create, protected)
+		if err != nil {
+			verb := "opening"
+			if create {
+				verb = "creating"
+			}
+			hint := fmt.Sprintf("a granted folder must be a real folder inside %s, not a symlink leading out of it", base)
+			if errors.Is(err, fsguard.ErrProtected) {
+				hint = "grant a folder outside the skill, interpreter and compile-cache folders"
+			}
+			return Mount{}, fmt.Errorf("%w: %s %s for %s: %w (%s)",
+				ErrNotRunnable, verb, filepath.Join(base, filepath.FromSlash(p.Sub)), p, err, hint)
+		}
+		root.Close()
+		return Mount{HostDir: base, Sub: p.Sub, GuestPath: p.GuestPath(), Writable: create}, nil
 	}
 	for _, p := range eff.Write {
-		dir, err := hostDir(p)
+		mt, err := check(p, true)
 		if err != nil {
 			return nil, err
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("%w: creating %s for %s: %w", ErrNotRunnable, dir, p, err)
-		}
-		mounts = append(mounts, Mount{HostDir: dir, GuestPath: p.GuestPath(), Writable: true})
+		mounts = append(mounts, mt)
 	}
 	for _, p := range eff.Read {
 		covered := false
@@ -352,14 +406,11 @@ func mountsFor(eff capabilities.Set, skillDir, workspace string) ([]Mount, error
 		if covered {
 			continue
 		}
-		dir, err := hostDir(p)
+		mt, err := check(p, false)
 		if err != nil {
 			return nil, err
 		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("%w: %s: %s is not a folder", ErrNotRunnable, p, dir)
-		}
-		mounts = append(mounts, Mount{HostDir: dir, GuestPath: p.GuestPath()})
+		mounts = append(mounts, mt)
 	}
 	return mounts, nil
 }

@@ -77,7 +77,7 @@ func SourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
 // interpreter's own read-only mounts are added, and the script's path
 // and arguments follow the interpreter's.
 func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
-	skillDir string, mounts []Mount, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
+	skillDir string, mounts []Mount, protected []string, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
 	label := s.Name + ":" + script
 	lang, ok := interp.Language(sc.Source)
 	if !ok {
@@ -112,12 +112,17 @@ func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script s
 		}
 	}
 	all = append(all, in.Mounts...)
+	// The interpreter's own files are code every source script runs.
+	protected = append(protected, filepath.Dir(in.Module))
+	for _, mt := range in.Mounts {
+		protected = append(protected, filepath.Join(mt.HostDir, filepath.FromSlash(mt.Sub)))
+	}
 
 	env := interpreterEnv(lang, skillDir, envFor(eff), in.Env)
 	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 
-	return runCompiled(ctx, m, s, script, sc, eff, sr, &RunConfig{Args: args, Env: env, Mounts: all},
+	return runCompiled(ctx, m, s, script, sc, eff, sr, &RunConfig{Args: args, Env: env, Mounts: all, Protected: protected},
 		"; interpreter "+lang+" for "+sc.Source)
 }
 
