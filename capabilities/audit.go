@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // A Decision is the outcome of a capability check: [Allow] or [Deny].
@@ -42,6 +45,43 @@ type Event struct {
 	// Reason explains a denial (usually a [DeniedError]'s message) or adds
 	// detail to other events.
 	Reason string `json:"reason,omitempty"`
+	// Truncated reports that a field above was cut. The auditors of this
+	// package ([NewJSONLAuditor], [NewSlogAuditor], [LimitAuditor]) keep
+	// each string field within 1 KiB: a longer one is cut (on a UTF-8
+	// boundary) and ends with "…[truncated N bytes]": most of these strings come from the guest
+	// (a search query, a URL, a path), and a guest must not decide how
+	// large the audit log grows.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// maxEventField bounds each string field of an [Event] an auditor of this
+// package records; see [Event.Truncated].
+const maxEventField = 1 << 10
+
+// bounded returns e with every string field cut to maxEventField bytes,
+// as [Event.Truncated] describes.
+func (e Event) bounded() Event {
+	for _, f := range []*string{&e.Skill, &e.Script, &e.Kind, &e.Value, &e.Reason} {
+		if len(*f) <= maxEventField {
+			continue
+		}
+		// Keep room for the marker, so the field stays within the bound
+		// and a bounded event passes a second auditor unchanged.
+		s := *f
+		i := maxEventField - len("…[truncated 18446744073709551615 bytes]")
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		*f = s[:i] + "…[truncated " + strconv.Itoa(len(s)-i) + " bytes]"
+		e.Truncated = true
+	}
+	return e
+}
+
+// size estimates the bytes e takes in an audit log: its strings and the
+// JSON around them.
+func (e Event) size() int64 {
+	return int64(len(e.Skill)+len(e.Script)+len(e.Kind)+len(e.Value)+len(e.Reason)) + 128
 }
 
 // An Auditor records [Event]s. Audit must be safe for concurrent use, must
@@ -78,6 +118,7 @@ func NewJSONLAuditor(w io.Writer) *JSONLAuditor { return &JSONLAuditor{w: w} }
 
 // Audit writes e as one line.
 func (a *JSONLAuditor) Audit(_ context.Context, e Event) {
+	e = e.bounded()
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -115,7 +156,7 @@ func (a *JSONLAuditor) Err() error {
 // for [Allow] and at Warn for anything else, with the message "capability",
 // the event's Time as the record's time (now, when zero), and its other
 // fields as attributes (skill, script, kind, value, decision, reason; empty
-// ones left out). A nil l discards. The auditor is as safe for concurrent
+// ones left out; truncated=true when [Event.Truncated]). A nil l discards. The auditor is as safe for concurrent
 // use as l's handler, which for every handler in log/slog means safe.
 func NewSlogAuditor(l *slog.Logger) Auditor {
 	if l == nil {
@@ -130,6 +171,7 @@ func NewSlogAuditor(l *slog.Logger) Auditor {
 		if !h.Enabled(ctx, level) {
 			return
 		}
+		e = e.bounded()
 		if e.Time.IsZero() {
 			e.Time = time.Now()
 		}
@@ -141,6 +183,9 @@ func NewSlogAuditor(l *slog.Logger) Auditor {
 			if a.value != "" {
 				r.AddAttrs(slog.String(a.key, a.value))
 			}
+		}
+		if e.Truncated {
+			r.AddAttrs(slog.Bool("truncated", true))
 		}
 		_ = h.Handle(ctx, r) // a handler's error has nowhere to go; slog.Logger drops it too
 	})
@@ -167,6 +212,91 @@ func MultiAuditor(auditors ...Auditor) Auditor {
 			a.Audit(ctx, e)
 		}
 	})
+}
+
+// Default bounds of [LimitAuditor].
+const (
+	defaultMaxRunEvents = 10_000
+	defaultMaxRunBytes  = 4 << 20
+)
+
+// A LimitedAuditor passes events on to another [Auditor] up to a bound,
+// then drops them and counts them; [LimitAuditor] makes one. It is safe
+// for concurrent use when the auditor it passes to is.
+type LimitedAuditor struct {
+	next      Auditor
+	maxEvents int
+	maxBytes  int64
+
+	mu      sync.Mutex
+	events  int
+	bytes   int64
+	full    bool
+	dropped int64
+}
+
+// LimitAuditor returns an auditor for one run that passes each event,
+// bounded as [Event.Truncated] describes, to a, until maxEvents events or
+// about maxBytes bytes have passed (0 means 10,000 events, 4 MiB). Then
+// it passes one last event (kind "limit", value "audit", decision deny)
+// that says so, and drops the rest, counting them ([LimitedAuditor.Dropped]).
+// Events of kind "run" (a run starting or ending) always pass, uncounted:
+// the runtime makes them, not the guest, and they say how the run ended.
+//
+// Why: a guest decides how many events its run makes (a failed open, a
+// search, a denied fetch each make one), and without a bound a few
+// million cheap calls fill the operator's disk through the audit log.
+// It panics if maxEvents or maxBytes is negative.
+func LimitAuditor(a Auditor, maxEvents int, maxBytes int64) *LimitedAuditor {
+	if maxEvents < 0 || maxBytes < 0 {
+		panic(fmt.Sprintf("capabilities.LimitAuditor: negative bound (%d events, %d bytes)", maxEvents, maxBytes))
+	}
+	if a == nil {
+		a = Discard
+	}
+	if maxEvents == 0 {
+		maxEvents = defaultMaxRunEvents
+	}
+	if maxBytes == 0 {
+		maxBytes = defaultMaxRunBytes
+	}
+	return &LimitedAuditor{next: a, maxEvents: maxEvents, maxBytes: maxBytes}
+}
+
+// Audit passes e on, or drops it once the bound is reached.
+func (l *LimitedAuditor) Audit(ctx context.Context, e Event) {
+	e = e.bounded()
+	if e.Kind == "run" {
+		l.next.Audit(ctx, e)
+		return
+	}
+	l.mu.Lock()
+	switch {
+	case l.full:
+		l.dropped++
+		l.mu.Unlock()
+		return
+	case l.events+1 >= l.maxEvents || l.bytes+e.size() > l.maxBytes:
+		// This event's place goes to the notice, so the log holds at most
+		// maxEvents of this run's events besides its "run" events.
+		l.full = true
+		l.dropped++
+		l.mu.Unlock()
+		l.next.Audit(ctx, Event{Time: e.Time, Skill: e.Skill, Script: e.Script, Kind: "limit", Value: "audit",
+			Decision: Deny, Reason: fmt.Sprintf("audit limit reached (%d events or %d bytes a run); further events of this run dropped", l.maxEvents, l.maxBytes)})
+		return
+	}
+	l.events++
+	l.bytes += e.size()
+	l.mu.Unlock()
+	l.next.Audit(ctx, e)
+}
+
+// Dropped returns how many events were dropped after the bound.
+func (l *LimitedAuditor) Dropped() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.dropped
 }
 
 type auditorKey struct{}

@@ -169,6 +169,27 @@ func (e *Env) audit(ctx context.Context, kind, value string, d capabilities.Deci
 		Kind: kind, Value: value, Decision: d, Reason: reason})
 }
 
+// Bounds of request fields a host function checks before it audits or
+// uses them: a guest chooses these strings, and an audit record must not
+// grow with them (capabilities bounds each record too; these refuse what
+// no honest call needs).
+const (
+	maxSearchQuery = 4 << 10 // skills_search: a few words or a regexp
+	maxCallName    = 256     // tool, skill, script, MCP server and tool names
+	maxReadPath    = 4 << 10 // skill_read: PATH_MAX
+)
+
+// checkSize refuses the field of fn's request when it is longer than max
+// bytes: an error of code "invalid" that names the bound, audited as a
+// denial of kind "limit" that gives the size, never the value.
+func (e *Env) checkSize(ctx context.Context, fn, field, value string, max int) error {
+	if len(value) <= max {
+		return nil
+	}
+	e.audit(ctx, "limit", fn+" "+field, capabilities.Deny, fmt.Sprintf("%d bytes, over the %d-byte limit", len(value), max))
+	return abi.Errorf(abi.CodeInvalid, "%s: the %s is %d bytes, over the %d-byte limit", fn, field, len(value), max)
+}
+
 // decode decodes a JSON request of fn into v.
 func decode(fn string, req []byte, v any) error {
 	if err := abi.Decode(req, v); err != nil {
@@ -261,6 +282,9 @@ func (e *Env) toolCall(ctx context.Context, req []byte) (any, error) {
 	if r.Name == "" {
 		return nil, abi.Errorf(abi.CodeInvalid, "tool_call: no tool name")
 	}
+	if err := e.checkSize(ctx, abi.FuncToolCall, "tool name", r.Name, maxCallName); err != nil {
+		return nil, err
+	}
 	if err := e.Granted.CheckTool(r.Name); err != nil {
 		return nil, e.deny(ctx, err)
 	}
@@ -297,6 +321,9 @@ func (e *Env) skillsSearch(ctx context.Context, req []byte) (any, error) {
 	if err := decode(abi.FuncSkillsSearch, req, &r); err != nil {
 		return nil, err
 	}
+	if err := e.checkSize(ctx, abi.FuncSkillsSearch, "query", r.Query, maxSearchQuery); err != nil {
+		return nil, err
+	}
 	switch {
 	case r.Limit < 0:
 		return nil, abi.Errorf(abi.CodeInvalid, "skills_search: negative limit %d", r.Limit)
@@ -327,6 +354,9 @@ func (e *Env) skillActivate(ctx context.Context, req []byte) (any, error) {
 	if r.Name == "" {
 		return nil, abi.Errorf(abi.CodeInvalid, "skill_activate: no skill name")
 	}
+	if err := e.checkSize(ctx, abi.FuncSkillActivate, "skill name", r.Name, maxCallName); err != nil {
+		return nil, err
+	}
 	if e.Skills == nil {
 		return nil, unavailable(abi.FuncSkillActivate, "skills catalog")
 	}
@@ -348,6 +378,9 @@ func (e *Env) skillActivate(ctx context.Context, req []byte) (any, error) {
 func (e *Env) skillRead(ctx context.Context, req []byte) (any, error) {
 	var r abi.ReadRequest
 	if err := decode(abi.FuncSkillRead, req, &r); err != nil {
+		return nil, err
+	}
+	if err := e.checkSize(ctx, abi.FuncSkillRead, "path", r.Path, maxReadPath); err != nil {
 		return nil, err
 	}
 	p := r.Path
@@ -382,6 +415,12 @@ func (e *Env) skillRun(ctx context.Context, req []byte) (any, error) {
 	if r.Skill == "" || r.Script == "" {
 		return nil, abi.Errorf(abi.CodeInvalid, "skill_run: skill and script are both required")
 	}
+	if err := e.checkSize(ctx, abi.FuncSkillRun, "skill name", r.Skill, maxCallName); err != nil {
+		return nil, err
+	}
+	if err := e.checkSize(ctx, abi.FuncSkillRun, "script name", r.Script, maxCallName); err != nil {
+		return nil, err
+	}
 	if err := e.Granted.CheckSkill(r.Skill); err != nil {
 		return nil, e.deny(ctx, err)
 	}
@@ -413,6 +452,12 @@ func (e *Env) mcpCall(ctx context.Context, req []byte) (any, error) {
 	if err := decode(abi.FuncMCPCall, req, &r); err != nil {
 		return nil, err
 	}
+	if err := e.checkSize(ctx, abi.FuncMCPCall, "server name", r.Server, maxCallName); err != nil {
+		return nil, err
+	}
+	if err := e.checkSize(ctx, abi.FuncMCPCall, "tool name", r.Tool, maxCallName); err != nil {
+		return nil, err
+	}
 	if err := e.Granted.CheckMCP(r.Server, r.Tool); err != nil {
 		return nil, e.deny(ctx, err)
 	}
@@ -438,6 +483,9 @@ func (e *Env) httpFetch(ctx context.Context, req []byte) (any, error) {
 	}
 	if r.URL == "" {
 		return nil, abi.Errorf(abi.CodeInvalid, "http_fetch: no url")
+	}
+	if err := e.checkSize(ctx, abi.FuncHTTPFetch, "url", r.URL, maxFetchURLLen); err != nil {
+		return nil, err
 	}
 	if e.Fetch == nil {
 		return nil, unavailable(abi.FuncHTTPFetch, "HTTP fetcher")

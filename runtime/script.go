@@ -185,6 +185,8 @@ func scriptAudit(ctx context.Context, s *skills.Skill, script string, sr *Script
 	if auditor == nil {
 		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
 	}
+	// The guest decides how many events its run makes: bound them per run.
+	auditor = capabilities.LimitAuditor(auditor, 0, 0)
 	return auditor, func(kind, value, decision, reason string) {
 		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
 			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
