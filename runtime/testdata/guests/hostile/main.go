@@ -63,6 +63,32 @@ func main() {
 			fail(err)
 		}
 		fmt.Println("made", args[0])
+	case "stat", "lstat": // stat|lstat PATH: the file's mode
+		st := os.Stat
+		if mode == "lstat" {
+			st = os.Lstat
+		}
+		fi, err := st(args[0])
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(fi.Mode())
+	case "readlink": // readlink PATH
+		target, err := os.Readlink(args[0])
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(target)
+	case "rename": // rename FROM TO
+		if err := os.Rename(args[0], args[1]); err != nil {
+			fail(err)
+		}
+		fmt.Println("renamed", args[0])
+	case "remove": // remove PATH: a file or an empty folder
+		if err := os.Remove(args[0]); err != nil {
+			fail(err)
+		}
+		fmt.Println("removed", args[0])
 	case "ls": // ls DIR
 		entries, err := os.ReadDir(args[0])
 		if err != nil {
