@@ -109,12 +109,18 @@ func Missing(declared, granted Set) Set {
 
 // Covers reports whether p allows every connection o allows (o ⊆ p, as
 // sets of host and port): "*.example.org" covers "api.example.org" and
-// "*.a.example.org" but not "example.org"; "*" covers every host; a pattern
-// with a port covers only patterns with that same port, and one without a
-// port covers any port. It agrees with [HostPattern.Match]: when
-// p.Covers(o), every host and port o matches, p matches too.
+// "*.a.example.org" but not "example.org"; "*" covers every host but one
+// that names a special-purpose address or localhost ("127.0.0.1", "[::1]",
+// "localhost"), whose address only a grant naming it reaches (see
+// [HostPattern]); a pattern with a port covers only patterns with that
+// same port, and one without a port covers any port. When p.Covers(o),
+// every host and port o matches, p matches too ([HostPattern.Match]).
 func (p HostPattern) Covers(o HostPattern) bool {
 	if p.Port != 0 && p.Port != o.Port {
+		return false
+	}
+	if p.Wildcard && o.namesAddr() {
+		// A wildcard matches the name but never connects to the address.
 		return false
 	}
 	switch {

@@ -3,6 +3,7 @@ package capabilities
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -254,7 +255,13 @@ func TestHostPatternCovers(t *testing.T) {
 		{"*.example.org:443", "a.example.org:443", true},
 		{"*", "*", true},
 		{"*", "a.example.org:80", true},
-		{"*", "[::1]", true},
+		{"*", "[::1]", false}, // loopback: only a grant naming it reaches it
+		{"*", "127.0.0.1:18081", false},
+		{"*", "localhost", false},
+		{"*:443", "10.0.0.1:443", false},
+		{"*", "8.8.8.8", true}, // a public address needs no naming
+		{"*", "*.localhost", true},
+		{"localhost", "localhost:80", true},
 		{"*:443", "*", false},
 		{"*:443", "*:443", true},
 		{"*:443", "a.example.org:443", true},
@@ -347,6 +354,16 @@ func containsPath(list []Path, p Path) bool {
 
 func matchesHost(list []HostPattern, host string, port int) bool {
 	return slices.ContainsFunc(list, func(q HostPattern) bool { return q.Match(host, port) })
+}
+
+// reachesHost reports whether list lets a fetch reach host:port: a host
+// name through any pattern matching it, a special-purpose address only
+// through a pattern naming it, as host's Fetcher checks when it connects.
+func reachesHost(list []HostPattern, host string, port int) bool {
+	if a, err := netip.ParseAddr(host); err == nil && AddrClass(a) != "" {
+		return slices.ContainsFunc(list, func(q HostPattern) bool { return !q.Wildcard && q.Match(host, port) })
+	}
+	return matchesHost(list, host, port)
 }
 
 func coversHost(list []HostPattern, p HostPattern) bool {
@@ -454,7 +471,7 @@ func TestEffectiveProperties(t *testing.T) {
 		}
 		for _, host := range probeHost {
 			for _, port := range probePorts {
-				if got, want := matchesHost(eff.Net, host, port), matchesHost(d.Net, host, port) && matchesHost(g.Net, host, port); got != want {
+				if got, want := reachesHost(eff.Net, host, port), reachesHost(d.Net, host, port) && reachesHost(g.Net, host, port); got != want {
 					fail("net %s:%d: allowed %v, want %v", host, port, got, want)
 				}
 			}

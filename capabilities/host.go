@@ -21,6 +21,13 @@ import (
 //	*                       any host, any port
 //	*:443                   any host, port 443 only
 //
+// A pattern naming a special-purpose address ([AddrClass]: loopback,
+// private, link-local, ...) or "localhost" is the only grant that reaches
+// that address: a wildcard matches its name but never its address, since
+// whoever controls a name's DNS can point it anywhere. So no wildcard
+// covers such a pattern ([HostPattern.Covers]): canonical lists keep
+// "127.0.0.1:8080" beside "*", and "*" meets it in nothing.
+//
 // Host names are lowercased; IP addresses are stored in their canonical form.
 // Schemes, paths, user info, spaces, empty labels, a wildcard anywhere but a
 // whole leading label, and ports outside 1..65535 are rejected, each with a
@@ -245,6 +252,19 @@ func (p *HostPattern) UnmarshalText(text []byte) error {
 // [HostPattern.String].
 func (p HostPattern) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// namesAddr reports whether p names a special-purpose address (or
+// localhost) that only a pattern naming it reaches.
+func (p HostPattern) namesAddr() bool {
+	if p.Wildcard {
+		return false
+	}
+	if p.Host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(p.Host)
+	return err == nil && AddrClass(a) != ""
+}
+
 // validate checks a HostPattern built in Go code rather than parsed: it must
 // be what [ParseHostPattern] would have produced from its own text.
 func (p HostPattern) validate() error {
@@ -259,4 +279,57 @@ func (p HostPattern) validate() error {
 		return fmt.Errorf("invalid host pattern %q: not in canonical form (lowercase host, IPv6 without brackets)", p.String())
 	}
 	return nil
+}
+
+// specialAddrPrefixes are special-purpose ranges that netip.Addr's methods do
+// not name.
+var specialAddrPrefixes = []struct {
+	prefix netip.Prefix
+	class  string
+}{
+	{netip.MustParsePrefix("0.0.0.0/8"), "unspecified"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "shared (CGNAT)"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "reserved"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "reserved"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"}, // and 255.255.255.255, broadcast
+	{netip.MustParsePrefix("::/96"), "reserved"},       // IPv4-compatible, deprecated
+	{netip.MustParsePrefix("fec0::/10"), "site-local"},
+}
+
+// nat64Prefix is the well-known NAT64 prefix, which embeds an IPv4 address.
+var nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
+
+// AddrClass names the kind of special-purpose address a is ("loopback",
+// "private", "link-local", "unspecified", "multicast", "shared (CGNAT)",
+// "reserved", "site-local", "invalid"), or returns "" for a public unicast
+// address. A connection to a special-purpose address needs a grant that
+// names it: a pattern without a wildcard whose host is that address, or
+// "localhost" for loopback under the name localhost (see [HostPattern]);
+// host's Fetcher checks this when it connects.
+func AddrClass(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case !a.IsValid():
+		return "invalid"
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsUnspecified():
+		return "unspecified"
+	case a.IsPrivate():
+		return "private"
+	case a.IsLinkLocalUnicast():
+		return "link-local"
+	case a.IsMulticast():
+		return "multicast"
+	}
+	for _, s := range specialAddrPrefixes {
+		if s.prefix.Contains(a.WithZone("")) {
+			return s.class
+		}
+	}
+	if nat64Prefix.Contains(a) {
+		b := a.As16()
+		return AddrClass(netip.AddrFrom4([4]byte(b[12:])))
+	}
+	return ""
 }

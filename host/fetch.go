@@ -163,6 +163,9 @@ type Fetcher struct {
 	skill        string
 	script       string
 	client       *http.Client
+	// resolver looks up host names when dialing; nil means the default.
+	// Tests set one to play a DNS server whose answers change.
+	resolver *net.Resolver
 }
 
 // NewFetcher returns a Fetcher allowing what granted's net list names.
@@ -525,6 +528,7 @@ func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, err
 		denied *capabilities.DeniedError
 	)
 	d := net.Dialer{
+		Resolver: f.resolver,
 		ControlContext: func(_ context.Context, _, address string, _ syscall.RawConn) error {
 			err := f.checkAddr(host, port, value, address)
 			if err != nil {
@@ -563,7 +567,7 @@ func (f *Fetcher) checkAddr(host string, port int, value, address string) *capab
 		return deny(fmt.Sprintf("cannot parse the address %q to connect to", address))
 	}
 	a := ap.Addr().Unmap()
-	class := addrClass(a)
+	class := capabilities.AddrClass(a)
 	if class == "" || f.grantsAddr(host, a, port) {
 		return nil
 	}
@@ -597,54 +601,6 @@ func (f *Fetcher) grantsAddr(host string, a netip.Addr, port int) bool {
 		return p.Host == a.String() ||
 			p.Host == "localhost" && host == "localhost" && a.IsLoopback()
 	})
-}
-
-// specialAddrPrefixes are special-purpose ranges that netip.Addr's methods do
-// not name.
-var specialAddrPrefixes = []struct {
-	prefix netip.Prefix
-	class  string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "unspecified"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "shared (CGNAT)"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "reserved"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "reserved"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"}, // and 255.255.255.255, broadcast
-	{netip.MustParsePrefix("::/96"), "reserved"},       // IPv4-compatible, deprecated
-	{netip.MustParsePrefix("fec0::/10"), "site-local"},
-}
-
-// nat64Prefix is the well-known NAT64 prefix, which embeds an IPv4 address.
-var nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
-
-// addrClass names the kind of special-purpose address a is, or returns ""
-// for a public unicast address.
-func addrClass(a netip.Addr) string {
-	a = a.Unmap()
-	switch {
-	case !a.IsValid():
-		return "invalid"
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsUnspecified():
-		return "unspecified"
-	case a.IsPrivate():
-		return "private"
-	case a.IsLinkLocalUnicast():
-		return "link-local"
-	case a.IsMulticast():
-		return "multicast"
-	}
-	for _, s := range specialAddrPrefixes {
-		if s.prefix.Contains(a.WithZone("")) {
-			return s.class
-		}
-	}
-	if nat64Prefix.Contains(a) {
-		b := a.As16()
-		return addrClass(netip.AddrFrom4([4]byte(b[12:])))
-	}
-	return ""
 }
 
 // fetchHopByHop reports whether the canonical header name k is a hop-by-hop

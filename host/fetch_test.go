@@ -700,8 +700,8 @@ func TestFetchAddrClass(t *testing.T) {
 		"172.32.0.1":         "",
 		"2606:4700::1111":    "",
 	} {
-		if got := addrClass(netip.MustParseAddr(addr)); got != want {
-			t.Errorf("addrClass(%s) = %q, want %q", addr, got, want)
+		if got := capabilities.AddrClass(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("AddrClass(%s) = %q, want %q", addr, got, want)
 		}
 	}
 }
