@@ -69,7 +69,7 @@ var ErrSpecial = fmt.Errorf("not a regular file or folder (FIFOs, sockets and de
 // means nothing for regular files and folders, but the file should be what
 // the caller asked for.
 func OpenFile(root *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
-	f, err := root.OpenFile(name, flag|syscall.O_NONBLOCK, perm)
+	f, err := root.OpenFile(name, flag|oNonblock, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -87,19 +87,6 @@ func OpenFile(root *os.Root, name string, flag int, perm fs.FileMode) (*os.File,
 		return nil, err
 	}
 	return f, nil
-}
-
-// setBlocking clears O_NONBLOCK on f's descriptor.
-func setBlocking(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
-		return err
-	}
-	return serr
 }
 
 // ErrProtected matches a [*ProtectedError].

@@ -1,0 +1,182 @@
+//go:build unix
+
+package fsguard
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// fixture is a root folder holding a protected folder p/q/skill, links to
+// it and around it, and a plain folder "free":
+//
+//	root/p/q/skill/mod.wasm
+//	root/free/
+//	root/alias   -> p/q/skill
+//	root/up      -> free/..      (the root, by a detour)
+//	root/loop    -> loop
+//	root/out     -> /
+func fixture(t *testing.T) (dir, skill string, root *os.Root) {
+	t.Helper()
+	dir = t.TempDir()
+	skill = filepath.Join(dir, "p", "q", "skill")
+	for _, err := range []error{
+		os.MkdirAll(skill, 0o755),
+		os.Mkdir(filepath.Join(dir, "free"), 0o755),
+		os.WriteFile(filepath.Join(skill, "mod.wasm"), []byte("m"), 0o644),
+		os.Symlink("p/q/skill", filepath.Join(dir, "alias")),
+		os.Symlink("free/..", filepath.Join(dir, "up")),
+		os.Symlink("loop", filepath.Join(dir, "loop")),
+		os.Symlink("/", filepath.Join(dir, "out")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return dir, skill, root
+}
+
+func TestGuardCheck(t *testing.T) {
+	dir, skill, root := fixture(t)
+	g, err := New(root, dir, []string{skill, filepath.Join(dir, "missing"), t.TempDir()})
+	if err != nil || g == nil {
+		t.Fatalf("New = %v, %v; want a guard", g, err)
+	}
+	tests := []struct {
+		name    string
+		follow  bool
+		want    string // the resolved path, "" for a refusal
+		wantErr error
+	}{
+		{"p/q/skill/mod.wasm", true, "", ErrProtected},
+		{"p/q/skill/new/deeper.wasm", false, "", ErrProtected},
+		{"alias/mod.wasm", true, "", ErrProtected},
+		{"up/p/q/skill/mod.wasm", false, "", ErrProtected},
+		{"free/../p/q/skill", false, "", ErrProtected}, // the folder itself
+		{"p/q", false, "", ErrProtected},               // an ancestor
+		{"p", false, "", ErrProtected},
+		{"alias", false, "alias", nil}, // the link itself, not its target
+		{"alias", true, "", ErrProtected},
+		{"p/other.txt", false, "p/other.txt", nil},
+		{"up/free/x", false, "free/x", nil},
+		{"free/new/x", false, "free/new/x", nil},
+		{"loop/x", false, "", syscall.ELOOP},
+		{"out/etc/passwd", false, "", errEscapes},
+		{"../x", false, "", errEscapes},
+	}
+	for _, tt := range tests {
+		got, err := g.Check(root, tt.name, tt.follow)
+		if got != tt.want || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+			t.Errorf("Check(%q, follow=%v) = %q, %v; want %q, %v", tt.name, tt.follow, got, err, tt.want, tt.wantErr)
+		}
+	}
+	if _, err := g.Check(root, "alias/mod.wasm", true); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("a refusal does not match fs.ErrPermission: %v", err)
+	}
+}
+
+func TestGuardNil(t *testing.T) {
+	dir, _, root := fixture(t)
+	for _, protected := range [][]string{nil, {t.TempDir()}, {filepath.Join(dir, "nope")}} {
+		g, err := New(root, dir, protected)
+		if err != nil || g != nil {
+			t.Errorf("New(%v) = %v, %v; want nil (nothing to protect here)", protected, g, err)
+		}
+		if got, err := g.Check(root, "alias/mod.wasm", true); got != "alias/mod.wasm" || err != nil {
+			t.Errorf("nil guard Check = %q, %v", got, err)
+		}
+	}
+}
+
+// TestGuardRootInside: a root that is a protected folder, or inside one,
+// allows no change at all.
+func TestGuardRootInside(t *testing.T) {
+	dir, skill, _ := fixture(t)
+	for _, sub := range []string{"", "p"} {
+		inner, err := os.OpenRoot(filepath.Join(skill, sub))
+		if sub != "" {
+			if err := os.Mkdir(filepath.Join(skill, sub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			inner, err = os.OpenRoot(filepath.Join(skill, sub))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer inner.Close()
+		g, err := New(inner, filepath.Join(skill, sub), []string{filepath.Join(dir, "alias")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Check(inner, "x", false); !errors.Is(err, ErrProtected) {
+			t.Errorf("root %q inside the protected folder: Check = %v; want ErrProtected", sub, err)
+		}
+	}
+}
+
+func TestOpenRoot(t *testing.T) {
+	dir, skill, _ := fixture(t)
+	if _, err := OpenRoot(dir, "out", false, nil); err == nil {
+		t.Error("OpenRoot through a link to / succeeded")
+	}
+	if _, err := OpenRoot(dir, "alias/new", true, []string{skill}); !errors.Is(err, ErrProtected) {
+		t.Errorf("creating a folder in a protected folder: %v; want ErrProtected", err)
+	}
+	if _, err := os.Stat(filepath.Join(skill, "new")); err == nil {
+		t.Error("the folder was created")
+	}
+	r, err := OpenRoot(dir, "free/made", true, []string{skill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	r, err = OpenRoot(dir, "alias", false, nil) // a link inside is fine
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Stat("mod.wasm"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestOpenFileSpecial(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := OpenFile(root, "fifo", os.O_RDONLY, 0); !errors.Is(err, ErrSpecial) {
+		t.Errorf("OpenFile(fifo) = %v; want ErrSpecial", err)
+	}
+	f, err := OpenFile(root, "f", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var flags int
+	rc, _ := f.SyscallConn()
+	_ = rc.Control(func(fd uintptr) {
+		r, _, _ := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+		flags = int(r)
+	})
+	if flags&syscall.O_NONBLOCK != 0 {
+		t.Error("O_NONBLOCK left set on a regular file")
+	}
+}
