@@ -268,6 +268,12 @@ func (e *Env) log(ctx context.Context, req []byte) (any, error) {
 	if !ok {
 		return nil, abi.Errorf(abi.CodeInvalid, "log: level %q is not debug, info, warn or error", r.Level)
 	}
+	// A log line is guest output like any other: it counts against the
+	// run's output limit (OutputBudget), whether or not a Logger keeps it.
+	if !spend(ctx, len(r.Msg)) {
+		e.audit(ctx, "limit", abi.FuncLog, capabilities.Deny, "output limit reached")
+		return nil, abi.Errorf(abi.CodeTooLarge, "log: the run's output limit is reached (stdout, stderr, log and output count together); the line was dropped")
+	}
 	if e.Logger != nil {
 		e.Logger.Log(ctx, level, r.Msg, "skill", e.Skill, "script", e.Script)
 	}

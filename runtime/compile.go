@@ -7,6 +7,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,12 +35,30 @@ type CompiledModule struct {
 	// module runs, so Run can refuse a module whose limit is below it
 	// without allocating it.
 	initialMemory uint64
-	closed        atomic.Bool
+	// tableBytes is the most host memory the module's tables can take
+	// (scanModule); Run counts it against the memory limit.
+	tableBytes uint64
+	// size is the module's size in bytes, its weight in the Runtime's
+	// memo of compiled modules (Options.MaxCompiledBytes).
+	size   int
+	closed atomic.Bool
+
+	mu      sync.Mutex
+	users   int  // runs in progress
+	evicted bool // dropped from the memo: closed when the last run ends
 }
 
 // Compile validates and compiles a module once, so that it can be run many
 // times. With a disk cache (see [Options.CacheDir]) a module compiled
 // before, by this or an earlier process, is loaded instead of compiled.
+//
+// Before wazero sees the module, a pre-pass bounds what its few bytes
+// could cost the host: blocks may nest at most 4,096 deep (deeper nesting
+// makes compiling take minutes); tables hold at most 4 Mi entries in all;
+// and a module that grows tables (table.grow) must declare every table's
+// maximum, because wazero has no other bound on table.grow. The tables
+// count against [RunConfig.Memory] (at their maxima if the module grows
+// them). Modules over a bound are refused with an error that names it.
 //
 // Compile checks what the module imports: only functions of WASI preview 1
 // (wasi_snapshot_preview1) and skillrun's host functions (module
@@ -48,7 +67,11 @@ type CompiledModule struct {
 // or global) is an error that names it, as "env.evil". The module must be a WASI command: it exports
 // _start. Bytes that are not a valid Wasm module are an error that says so.
 //
-// The compiler works on GOMAXPROCS functions at a time.
+// The compiler works on GOMAXPROCS functions at a time, and at most
+// [Options.MaxCompiles] modules compile at once. Compile returns when ctx
+// ends or [Options.CompileTimeout] passes, whichever is first; the
+// compilation it leaves behind finishes in the background, holding its
+// slot, and its result is dropped.
 //
 // Compile is safe for concurrent use.
 func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*CompiledModule, error) {
@@ -56,26 +79,87 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*CompiledModule, er
 		return nil, errClosed
 	}
 	start := time.Now()
+	shape, err := scanModule(wasm)
+	if err != nil {
+		if _, ok := errors.AsType[*boundError](err); ok {
+			return nil, fmt.Errorf("module refused before compiling: %w", err)
+		}
+		return nil, fmt.Errorf("not a valid Wasm module: %w", err)
+	}
 	if experimental.GetCompilationWorkers(ctx) == 1 {
 		ctx = experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
 	}
-	cm, err := r.wr.CompileModule(ctx, wasm)
+	cm, err := r.compileModule(ctx, wasm)
 	if err != nil {
-		if r.closed.Load() {
-			return nil, errClosed
-		}
-		return nil, fmt.Errorf("not a valid Wasm module: %w", err)
+		return nil, err
 	}
 	if err := r.checkModule(wasm, cm); err != nil {
 		_ = cm.Close(ctx)
 		return nil, err
 	}
-	m := &CompiledModule{r: r, cm: cm}
+	m := &CompiledModule{r: r, cm: cm, tableBytes: shape.tableBytes, size: len(wasm)}
 	for _, mem := range cm.ExportedMemories() {
 		m.initialMemory = max(m.initialMemory, uint64(mem.Min())*pageSize)
 	}
 	r.log.Debug("compiled module", "bytes", len(wasm), "took", time.Since(start))
+	r.cacheAdded()
 	return m, nil
+}
+
+// compileModule runs wazero's CompileModule in a compile slot, and waits
+// for it no longer than ctx and the compile budget allow. wazero does not
+// stop a compilation it has started, so one that is given up finishes in
+// the background, still holding its slot, and closes what it compiled:
+// at most Options.MaxCompiles compilations use the CPU at once, whoever
+// gave up on them. A cache entry wazero cannot read is deleted and the
+// module compiled again (cache.go).
+func (r *Runtime) compileModule(ctx context.Context, wasm []byte) (wazero.CompiledModule, error) {
+	budget := time.NewTimer(r.compileTimeout)
+	defer budget.Stop()
+	select {
+	case r.compileSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting to compile: %w", context.Cause(ctx))
+	case <-budget.C:
+		return nil, fmt.Errorf("waited %v for one of the %d compile slots; other modules are compiling", r.compileTimeout, cap(r.compileSlots))
+	}
+	type result struct {
+		cm  wazero.CompiledModule
+		err error
+	}
+	done := make(chan result, 1)
+	abandoned := make(chan struct{})
+	go func() {
+		defer func() { <-r.compileSlots }()
+		cctx := context.WithoutCancel(ctx)
+		cm, err := r.wr.CompileModule(cctx, wasm)
+		if err != nil && r.recoverCache(err) {
+			cm, err = r.wr.CompileModule(cctx, wasm)
+		}
+		select {
+		case done <- result{cm, err}:
+		case <-abandoned:
+			if cm != nil {
+				_ = cm.Close(cctx)
+			}
+		}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			if r.closed.Load() {
+				return nil, errClosed
+			}
+			return nil, fmt.Errorf("not a valid Wasm module: %w", res.err)
+		}
+		return res.cm, nil
+	case <-ctx.Done():
+		close(abandoned)
+		return nil, fmt.Errorf("compiling: %w", context.Cause(ctx))
+	case <-budget.C:
+		close(abandoned)
+		return nil, fmt.Errorf("compiling took longer than %v (Options.CompileTimeout); the module is too large or too complex", r.compileTimeout)
+	}
 }
 
 // pageSize is the size of a Wasm memory page.
@@ -152,6 +236,57 @@ func (m *CompiledModule) Close(ctx context.Context) error {
 		return nil // wazero counts references: a second Close would drop another Compile's
 	}
 	return m.cm.Close(ctx)
+}
+
+// acquire counts a run of m, unless m is closed; release ends it. A
+// module evicted from the Runtime's memo is closed by the release of its
+// last run (see evict).
+func (m *CompiledModule) acquire() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed.Load() {
+		return false
+	}
+	m.users++
+	return true
+}
+
+func (m *CompiledModule) release(ctx context.Context) {
+	m.mu.Lock()
+	m.users--
+	idle := m.evicted && m.users == 0
+	m.mu.Unlock()
+	if idle {
+		_ = m.Close(context.WithoutCancel(ctx))
+	}
+}
+
+// evict closes m now if no run uses it, else when the last one ends.
+func (m *CompiledModule) evict(ctx context.Context) {
+	m.mu.Lock()
+	m.evicted = true
+	idle := m.users == 0
+	m.mu.Unlock()
+	if idle {
+		_ = m.Close(ctx)
+	}
+}
+
+// memoryLimit returns the memory limit of a run whose limit is limit:
+// what is left for linear memory once the tables are counted at their
+// maxima, or an error if the tables alone or the initial memory do not
+// fit.
+func (m *CompiledModule) memoryLimit(name string, limit uint64) (*memoryLimit, error) {
+	if need := m.tableBytes + m.initialMemory; need > limit {
+		detail := ""
+		if m.tableBytes > 0 {
+			detail = fmt.Sprintf(": %s of linear memory and %s for its tables", size(m.initialMemory), size(m.tableBytes))
+		}
+		return nil, newRunError(name, ErrMemoryLimit, nil,
+			"memory limit %s reached (the module needs %s before it starts%s); raise the memory limit",
+			size(limit), size(need), detail)
+	}
+	return &memoryLimit{limit: limit - m.tableBytes}, nil
 }
 
 // wasmImport is one entry of a module's import section.

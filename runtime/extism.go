@@ -190,14 +190,17 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 	defer cancel(nil)
 	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, pc.Timeout, errTimeoutCause)
 	defer cancelTimeout()
-	runCtx = withHostCall(runCtx, pc.Host)
+	// Log lines (skillrun's log and Extism's own) spend from the output
+	// limit too; what the export returns gets the rest.
+	budget := &outputLimit{limit: pc.Output, cancel: cancel}
+	runCtx = withHostCall(runCtx, pc.Host, budget)
 	mem := &memoryLimit{limit: pc.Memory}
 
 	res = &Result{}
-	out, err = r.callPlugin(runCtx, cp, &pc, mem, audit, res)
+	out, err = r.callPlugin(runCtx, cp, &pc, mem, budget, audit, res)
 	res.Duration = time.Since(start)
 	res.PeakMemory = mem.peak.Load()
-	out, err = classifyPlugin(ctx, runCtx, &pc, mem, r.closed.Load(), out, res, err, audit)
+	out, err = classifyPlugin(ctx, runCtx, &pc, mem, budget, r.closed.Load(), out, res, err, audit)
 	res.OutputBytes = uint64(len(out))
 	r.log.Debug("plugin call", "name", pc.Name, "export", pc.Export, "code", res.ExitCode,
 		"took", res.Duration, "peak_memory", res.PeakMemory, "output", res.OutputBytes, "err", err)
@@ -208,7 +211,7 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 // returns Extism's output and error, with the export's code in
 // res.ExitCode; a plugin's own error comes back as a *PluginError.
 func (r *Runtime) callPlugin(ctx context.Context, cp *extism.CompiledPlugin, pc *PluginCall, mem *memoryLimit,
-	audit func(kind, value, decision, reason string), res *Result) ([]byte, error) {
+	budget *outputLimit, audit func(kind, value, decision, reason string), res *Result) ([]byte, error) {
 	// wazero's defaults deny the rest: no files, no args, no env, output
 	// discarded. Clocks and randomness are real, as in Run.
 	modCfg := wazero.NewModuleConfig().
@@ -225,7 +228,9 @@ func (r *Runtime) callPlugin(ctx context.Context, cp *extism.CompiledPlugin, pc 
 		return nil, nil // classifyPlugin reports the refusal
 	}
 	p.SetLogger(func(level extism.LogLevel, msg string) {
-		r.log.Debug("plugin log", "name", pc.Name, "level", level.String(), "msg", msg)
+		if budget.Spend(len(msg)) {
+			r.log.Debug("plugin log", "name", pc.Name, "level", level.String(), "msg", msg)
+		}
 	})
 	p.Timeout = pc.Timeout
 	// Extism's own http_request is never allowed: it uses
@@ -258,9 +263,10 @@ func (r *Runtime) callPlugin(ctx context.Context, cp *extism.CompiledPlugin, pc 
 
 // classifyPlugin turns the outcome of a call into CallPlugin's output and
 // error; see CallPlugin.
-func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryLimit, closed bool,
+func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryLimit, budget *outputLimit, closed bool,
 	out []byte, res *Result, err error, audit func(kind, value, decision, reason string)) ([]byte, error) {
 	name := pc.Name
+	logged, cut := budget.written()
 	if _, ok := errors.AsType[*PluginError](err); !ok && (err != nil || mem.refused.Load() || runCtx.Err() != nil) {
 		res.ExitCode = 0 // not the plugin's own answer
 	}
@@ -269,6 +275,10 @@ func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryL
 		return nil, newRunError(name, ErrMemoryLimit, nil,
 			"memory limit %s reached (the plugin asked to grow to %s); raise the memory limit if the plugin needs it",
 			size(pc.Memory), size(mem.requested.Load()))
+	case cut:
+		res.ExitCode = 0
+		return nil, newRunError(name, ErrOutputLimit, nil,
+			"output limit %s reached by the plugin's log lines (log lines and output count together)", size(pc.Output))
 	case runCtx.Err() != nil:
 		switch cause := context.Cause(runCtx); {
 		case errors.Is(cause, errTimeoutCause):
@@ -299,9 +309,9 @@ func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryL
 		}
 		return nil, newRunError(name, ErrTrap, err, "trap: %s", msg)
 	}
-	if uint64(len(out)) > pc.Output {
+	if room := pc.Output - logged; uint64(len(out)) > room {
 		res.ExitCode = 0
-		return out[:pc.Output], newRunError(name, ErrOutputLimit, nil,
+		return out[:room], newRunError(name, ErrOutputLimit, nil,
 			"output limit %s reached (the plugin returned %s); output was cut there", size(pc.Output), size(uint64(len(out))))
 	}
 	return out, nil
@@ -364,6 +374,12 @@ func (r *Runtime) compilePlugin(ctx context.Context, wasm []byte) (*extism.Compi
 // own that enforces deadlines and shares our compilation cache, with WASI
 // (PDKs for Go, Rust and C target it) and skillrun's host functions.
 func (r *Runtime) newCompiledPlugin(ctx context.Context, wasm []byte) (*extism.CompiledPlugin, error) {
+	if _, err := scanModule(wasm); err != nil { // the bounds of Runtime.Compile (wasmcheck.go)
+		if _, ok := errors.AsType[*boundError](err); ok {
+			return nil, fmt.Errorf("plugin refused before compiling: %w", err)
+		}
+		return nil, fmt.Errorf("compiling the Extism plugin: not a valid Wasm module: %w", err)
+	}
 	cfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(65536)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
 )
 
@@ -31,8 +32,14 @@ type hostCall struct {
 	has     bool
 }
 
-// withHostCall returns ctx carrying a run's host function state.
-func withHostCall(ctx context.Context, d HostDispatcher) context.Context {
+// withHostCall returns ctx carrying a run's host function state, and the
+// run's output budget for the host functions that produce output (log,
+// output): every byte a guest produces, on any channel, counts against
+// the one limit.
+func withHostCall(ctx context.Context, d HostDispatcher, budget host.OutputBudget) context.Context {
+	if budget != nil {
+		ctx = host.WithOutputBudget(ctx, budget)
+	}
 	return context.WithValue(ctx, hostCallKey{}, &hostCall{d: d})
 }
 

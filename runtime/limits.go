@@ -122,6 +122,25 @@ func (o *outputLimit) writer(w io.Writer) io.Writer {
 	return &limitedWriter{o: o, w: w}
 }
 
+// Spend implements host.OutputBudget: the host functions log and output
+// spend from the same budget as stdout and stderr. Bytes that do not fit
+// are refused whole (a log line is not cut), and the run is stopped as by
+// a write past the limit.
+func (o *outputLimit) Spend(n int) bool {
+	o.mu.Lock()
+	fits := !o.exceeded && uint64(n) <= o.limit-o.n
+	if fits {
+		o.n += uint64(n)
+	} else {
+		o.exceeded = true
+	}
+	o.mu.Unlock()
+	if !fits {
+		o.cancel(errOutputCause)
+	}
+	return fits
+}
+
 // written reports the bytes accepted so far and whether the limit was hit.
 func (o *outputLimit) written() (uint64, bool) {
 	o.mu.Lock()

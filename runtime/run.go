@@ -205,13 +205,13 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 	switch {
 	case m.r.closed.Load():
 		return nil, fmt.Errorf("%s: %w", name, errClosed)
-	case m.closed.Load():
+	case !m.acquire():
 		return nil, fmt.Errorf("%s: %w", name, errModuleClosed)
 	}
-	if m.initialMemory > c.Memory {
-		return &Result{}, newRunError(name, ErrMemoryLimit, nil,
-			"memory limit %s reached (the module needs %s before it starts); raise the memory limit",
-			size(c.Memory), size(m.initialMemory))
+	defer m.release(ctx)
+	mem, err := m.memoryLimit(name, c.Memory) // linear memory and tables
+	if err != nil {
+		return &Result{}, err
 	}
 
 	start := time.Now()
@@ -220,9 +220,8 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, c.Timeout, errTimeoutCause)
 	defer cancelTimeout()
 
-	runCtx = withHostCall(runCtx, c.Host)
-	mem := &memoryLimit{limit: c.Memory}
 	out := &outputLimit{limit: c.Output, cancel: cancel}
+	runCtx = withHostCall(runCtx, c.Host, out) // log and output count against out too
 	modCfg, closeMounts, err := moduleConfig(runCtx, &c, out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

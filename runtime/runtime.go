@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -32,6 +34,33 @@ type Options struct {
 
 	// NoCache disables the disk cache (CacheDir is then ignored).
 	NoCache bool
+
+	// MaxCacheBytes bounds the disk cache: when its entries for this
+	// wazero version pass it, the oldest (by modification time) are
+	// deleted until it fits, at New and after each compile. 0 means
+	// [DefaultMaxCacheBytes]. An entry deleted is compiled again when
+	// needed.
+	MaxCacheBytes int64
+
+	// MaxCompiledBytes bounds the modules whose compiled code the Runtime
+	// keeps in memory for RunScript, script tools and interpreters,
+	// counted by the size of their Wasm bytes (compiled code is several
+	// times larger: a 2.8 MB Go module takes about 20 MiB). Past it the
+	// least recently used module is dropped, and closed once its runs
+	// end; it is compiled (or loaded from the disk cache) again when
+	// needed. The module just used is always kept. 0 means
+	// [DefaultMaxCompiledBytes]. Modules from [Runtime.Compile] are the
+	// caller's and not counted.
+	MaxCompiledBytes int64
+
+	// MaxCompiles bounds the modules compiling at once (each uses up to
+	// GOMAXPROCS threads). 0 means [DefaultMaxCompiles].
+	MaxCompiles int
+
+	// CompileTimeout bounds the time one compilation is waited for,
+	// including the wait for a compile slot; 0 means
+	// [DefaultCompileTimeout]. See [Runtime.Compile].
+	CompileTimeout time.Duration
 
 	// Interpreter selects wazero's interpreter instead of its compiler. The
 	// interpreter compiles fast and runs slowly; the compiler is the other
@@ -58,6 +87,14 @@ type Options struct {
 	uninterruptible bool
 }
 
+// Defaults of [Options].
+const (
+	DefaultMaxCacheBytes    int64 = 1 << 30  // 1 GiB of compiled code on disk
+	DefaultMaxCompiledBytes int64 = 64 << 20 // Wasm bytes; about 450 MiB of compiled code
+	DefaultMaxCompiles            = 2
+	DefaultCompileTimeout         = 2 * time.Minute
+)
+
 // A Runtime compiles and runs WebAssembly modules. It owns one wazero
 // runtime, its compilation cache and the WASI host module that every
 // module run by it imports.
@@ -74,9 +111,15 @@ type Runtime struct {
 	hostFuncs map[string]api.FunctionDefinition
 	closed    atomic.Bool
 
-	// scripts memoizes RunScript's compiled modules by content hash.
-	scriptsMu sync.Mutex
-	scripts   map[[32]byte]*CompiledModule
+	// scripts memoizes RunScript's compiled modules by content hash
+	// (memo.go).
+	scripts memo
+
+	compileSlots   chan struct{} // one per compilation in progress
+	compileTimeout time.Duration
+	cacheRoot      string // the disk cache's folder (cache.go), or ""
+	maxCacheBytes  int64
+	cacheMu        sync.Mutex // serializes checks and pruning
 
 	plugins pluginCache // CallPlugin's compiled Extism plugins (extism.go)
 
@@ -116,19 +159,27 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		WithCloseOnContextDone(!opts.uninterruptible).
 		WithMemoryLimitPages(65536)
 
-	r := &Runtime{log: log, interpreters: opts.Interpreters}
+	r := &Runtime{log: log, interpreters: opts.Interpreters,
+		compileSlots:   make(chan struct{}, cmp.Or(opts.MaxCompiles, DefaultMaxCompiles)),
+		compileTimeout: cmp.Or(opts.CompileTimeout, DefaultCompileTimeout),
+		maxCacheBytes:  cmp.Or(opts.MaxCacheBytes, DefaultMaxCacheBytes),
+	}
+	r.scripts.max = cmp.Or(opts.MaxCompiledBytes, DefaultMaxCompiledBytes)
 	if !opts.NoCache {
 		dir, err := cacheDir(opts.CacheDir)
 		if err != nil {
 			log.Warn("no compilation cache on disk; compiled modules are kept in memory only", "err", err)
 		} else {
-			cache, err := wazero.NewCompilationCacheWithDir(dir)
-			if err != nil {
-				return nil, fmt.Errorf("compilation cache %s: %w; set Options.CacheDir to a writable directory or Options.NoCache", dir, err)
+			cache, err := r.openCache(dir)
+			switch {
+			case err != nil: // cache.go: a cache that cannot work is not a reason to fail
+				log.Warn("the compilation cache cannot be used; compiled modules are kept in memory only",
+					"dir", dir, "err", err, "fix", "set Options.CacheDir (XDG_CACHE_HOME for the CLI) to a writable directory")
+			default:
+				r.cache, r.cacheDir = cache, dir
+				cfg = cfg.WithCompilationCache(cache)
+				log.Debug("compilation cache", "dir", dir)
 			}
-			r.cache, r.cacheDir = cache, dir
-			cfg = cfg.WithCompilationCache(cache)
-			log.Debug("compilation cache", "dir", dir)
 		}
 	}
 
@@ -167,6 +218,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 		return nil
 	}
 	r.plugins.closeAll(ctx)
+	r.scripts.clear()
 	err := r.wr.Close(ctx)
 	if r.cache != nil {
 		err = errors.Join(err, r.cache.Close(ctx))

@@ -267,17 +267,6 @@ func TestNewDefaults(t *testing.T) {
 	}
 }
 
-func TestNewBadCacheDir(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := New(context.Background(), &Options{CacheDir: filepath.Join(file, "sub")})
-	if err == nil || !strings.Contains(err.Error(), "compilation cache") {
-		t.Fatalf("New with a cache dir below a file: got %v, want an error naming the compilation cache", err)
-	}
-}
-
 func TestClosed(t *testing.T) {
 	ctx := context.Background()
 	r, err := New(ctx, &Options{NoCache: true, Interpreter: true})

@@ -311,31 +311,22 @@ func (r *Runtime) compileScript(ctx context.Context, wasm []byte) (*CompiledModu
 	return r.compileOnce(ctx, sha256.Sum256(wasm), wasm)
 }
 
-// compiled returns the module compiled under key, if any.
+// compiled returns the module compiled under key, if the Runtime still
+// keeps it (memo.go).
 func (r *Runtime) compiled(key [32]byte) (*CompiledModule, bool) {
-	r.scriptsMu.Lock()
-	defer r.scriptsMu.Unlock()
-	m, ok := r.scripts[key]
-	return m, ok
+	return r.scripts.get(key)
 }
 
 // compileOnce compiles wasm unless a module is already compiled under key,
-// and keeps it under key for the Runtime's life.
+// and keeps it under key while Options.MaxCompiledBytes allows. Concurrent
+// calls for one key compile once; calls for other keys do not wait for
+// it. The compile runs on its own budget (Options.CompileTimeout), not
+// ctx, since other callers may wait for it too; ctx bounds this caller's
+// wait.
 func (r *Runtime) compileOnce(ctx context.Context, key [32]byte, wasm []byte) (*CompiledModule, error) {
-	r.scriptsMu.Lock()
-	defer r.scriptsMu.Unlock()
-	if m, ok := r.scripts[key]; ok {
-		return m, nil
-	}
-	m, err := r.Compile(ctx, wasm)
-	if err != nil {
-		return nil, err
-	}
-	if r.scripts == nil {
-		r.scripts = map[[32]byte]*CompiledModule{}
-	}
-	r.scripts[key] = m
-	return m, nil
+	return r.scripts.once(ctx, key, func() (*CompiledModule, error) {
+		return r.Compile(context.WithoutCancel(ctx), wasm)
+	})
 }
 
 // mountsFor turns the effective read and write paths into mounts. The

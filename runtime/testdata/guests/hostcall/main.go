@@ -4,7 +4,7 @@
 // every skillrun host function through package guest, and makes hostile
 // calls through raw imports. Its input, a JSON object, says what to do:
 // {"mode":"all"}, {"mode":"hostile"}, {"mode":"recurse"} or
-// {"mode":"bench","n":1000}. It prints one line per step to stdout.
+// {"mode":"bench","n":1000} or {"mode":"logflood","n":16}. It prints one line per step to stdout.
 //
 // It is part of the main module (no go.mod), so it can import package
 // guest; build it from here with GOOS=wasip1 GOARCH=wasm go build.
@@ -59,6 +59,11 @@ func main() {
 		}
 		if err := guest.Output([]byte(out)); err != nil {
 			fmt.Println("output:", err)
+		}
+	case "logflood": // n log lines of almost 1 MiB each (issue 11 finding 8)
+		line := strings.Repeat("x", 1<<20-1024)
+		for range req.N {
+			guest.Log("info", line)
 		}
 	case "bench":
 		buf := make([]byte, 256)
