@@ -17,7 +17,7 @@ import (
 )
 
 func newBuildCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, unconfined bool
 	cmd := &cobra.Command{
 		Use:   "build PATH[:SCRIPT]... [SCRIPT...]",
 		Short: "Compile a skill's scripts into WebAssembly modules",
@@ -30,20 +30,32 @@ PATH is a skill folder, its SKILL.md, or a folder of skills (each is built).
 Name scripts to build only those: as PATH:SCRIPT, or as words after PATH.
 Without names every script with a build table is built.
 
+A skill's sources are untrusted: the toolchain compiles a private copy of
+the skill folder (no symlink leading out of it), confined with Landlock
+(Linux 6.7 or later) to that copy, its own installation and Go's caches,
+with no network. Nothing is fetched: Go dependencies must be vendored or
+already in the module cache, and go.mod may not replace a module with a
+folder outside the skill. Where Landlock is unavailable the build fails;
+--unconfined builds anyway, and then a C .incbin or a Rust include_bytes!
+can read any file you can: use it only for sources you trust. The only file
+written into the skill folder is each built module.
+
 One line per built module goes to stdout; progress and the compilers' output
 go to stderr.
 
 Exit status: 0 if everything built, 1 if a skill cannot be loaded, a build
-failed or its toolchain is not installed, 2 on a usage or I/O error.`,
+failed, its toolchain is not installed or it cannot be confined, 2 on a
+usage or I/O error.`,
 		Example: `  skillrun build examples/csv-stats
   skillrun build examples/csv-stats stats
   skillrun build examples/csv-stats:stats examples/word-count`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBuild(cmd, args, asJSON)
+			return runBuild(cmd, args, asJSON, unconfined)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print results as JSON on stdout")
+	cmd.Flags().BoolVar(&unconfined, "unconfined", false, "build without Landlock confinement (the sources can read any file you can; only for sources you trust)")
 	return cmd
 }
 
@@ -94,7 +106,7 @@ func parseBuildArgs(args []string) ([]*buildRequest, error) {
 	return reqs, nil
 }
 
-func runBuild(cmd *cobra.Command, args []string, asJSON bool) error {
+func runBuild(cmd *cobra.Command, args []string, asJSON, unconfined bool) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	reqs, err := parseBuildArgs(args)
 	if err != nil {
@@ -102,7 +114,10 @@ func runBuild(cmd *cobra.Command, args []string, asJSON bool) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	opts := &build.Options{Stdout: stderr, Stderr: stderr, CHeaders: map[string][]byte{"skillrun.h": guest.CHeader}}
+	opts := &build.Options{Stdout: stderr, Stderr: stderr, CHeaders: map[string][]byte{"skillrun.h": guest.CHeader}, Unconfined: unconfined}
+	if unconfined {
+		fmt.Fprintln(stderr, "skillrun build: --unconfined: the toolchain runs without confinement and can read any file you can")
+	}
 
 	code := exitOK
 	fail := func(c int, format string, args ...any) {

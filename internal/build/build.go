@@ -27,6 +27,9 @@ package build
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +42,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrToolchainMissing is matched (with errors.Is) by errors reporting that
@@ -83,7 +87,24 @@ type Options struct {
 	// include path: the CLI passes skillrun.h (package guest), so a C
 	// script can #include "skillrun.h" without copying it.
 	CHeaders map[string][]byte
+	// Unconfined builds without Landlock where it is unavailable (not
+	// Linux, or older than 6.7), instead of failing with [ErrUnconfined].
+	// The sources are still copied through os.Root and go.mod replace
+	// directives still checked, but a C .incbin or a Rust include_bytes!
+	// of an absolute path can then read any file the user can: set it
+	// only for skills whose sources you trust.
+	Unconfined bool
+	// Timeout bounds each script's build; zero means [DefaultTimeout].
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds a script's build when [Options].Timeout is zero:
+// a hostile source can make a compiler run for hours (deep templates,
+// const evaluation).
+const DefaultTimeout = 10 * time.Minute
+
+// maxModule bounds the module a build may produce and install.
+const maxModule = 512 << 20
 
 // A Target is what [Script] builds: one script's build table and output
 // path, as skill.toml declares them (`[scripts.NAME]` `module` or `plugin`,
@@ -122,7 +143,12 @@ func Script(ctx context.Context, skillDir, name string, t Target, o *Options) er
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	b := &builder{ctx: ctx, name: name, opts: opts}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("the build took longer than %v", opts.Timeout))
+	defer cancel()
+	b := &builder{ctx: ctx, name: name, opts: opts, limits: defaultCopyLimits}
 	if err := b.build(skillDir, t); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -130,9 +156,17 @@ func Script(ctx context.Context, skillDir, name string, t Target, o *Options) er
 }
 
 type builder struct {
-	ctx  context.Context
-	name string
-	opts Options
+	ctx    context.Context
+	name   string
+	opts   Options
+	limits copyLimits
+	// tmp is the build's private folder: src, the copy of the skill
+	// folder; out, where the toolchain writes the module; tmp and home,
+	// the toolchain's TMPDIR and HOME.
+	tmp, src string
+	// ro are the files and folders the confined toolchain may read
+	// besides tmp (its own installation); rw those it may also write.
+	ro, rw []string
 }
 
 func (b *builder) build(skillDir string, t Target) error {
@@ -179,20 +213,32 @@ func (b *builder) build(skillDir string, t Target) error {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("output %q: %w", t.Output, describePathErr(err))
 	}
-	srcDir := filepath.Join(abs, filepath.FromSlash(t.Dir))
-
 	tmp, err := os.MkdirTemp("", "skillrun-build-")
 	if err != nil {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-	out := filepath.Join(tmp, path.Base(t.Output))
+	// The toolchain compiles a private copy of the skill folder, read
+	// through root: no symlink leads it out, and the skill folder itself
+	// is never written but for the module.
+	b.tmp = tmp
+	b.src = filepath.Join(tmp, "skill")
+	if err := copyTree(root, b.src, b.limits); err != nil {
+		return err
+	}
+	for _, d := range []string{"out", "tmp", "home"} {
+		if err := os.Mkdir(filepath.Join(tmp, d), 0o700); err != nil {
+			return err
+		}
+	}
+	srcDir := filepath.Join(b.src, filepath.FromSlash(t.Dir))
+	out := filepath.Join(tmp, "out", path.Base(t.Output))
 
 	switch t.Lang {
 	case "go":
-		err = b.goBuild(srcDir, out, t.Plugin)
+		err = b.goBuild(abs, t.Dir, srcDir, out, t.Plugin)
 	case "c":
-		err = b.cBuild(srcDir, t.Dir, out, tmp)
+		err = b.cBuild(srcDir, t.Dir, out)
 	case "rust":
 		err = b.rustBuild(srcDir, t.Dir, out)
 	}
@@ -231,7 +277,15 @@ func describePathErr(err error) error {
 
 // install moves the built module to rel inside root, atomically: it is
 // written to a temporary file beside its final name and renamed over it.
+// It is the only write a build makes in the skill folder.
 func install(root *os.Root, built, rel string) error {
+	fi, err := os.Stat(built)
+	if err != nil {
+		return fmt.Errorf("the toolchain wrote no module: %w", err)
+	}
+	if fi.Size() > maxModule {
+		return fmt.Errorf("the built module %s is %d MiB, more than the %d MiB a build may write", path.Base(rel), fi.Size()>>20, maxModule>>20)
+	}
 	data, err := os.ReadFile(built)
 	if err != nil {
 		return fmt.Errorf("the toolchain wrote no module: %w", err)
@@ -243,8 +297,13 @@ func install(root *os.Root, built, rel string) error {
 	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.ToSlash(rel), describePathErr(err))
 	}
-	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp")
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// A fresh name, created exclusively: a symlink planted under the
+	// temporary name is not followed, and the rename replaces whatever is
+	// at rel (a symlink included) without following it.
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+"."+hex.EncodeToString(rnd[:])+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.ToSlash(rel), describePathErr(err))
 	}
@@ -267,29 +326,138 @@ func missing(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrToolchainMissing, fmt.Sprintf(format, args...))
 }
 
-// goBuild runs `go build` for GOOS=wasip1 in srcDir. The sources may be
-// their own module or a package of an enclosing one.
-func (b *builder) goBuild(srcDir, out string, plugin bool) error {
+// goEnvVars are the settings goBuild asks the go command for.
+type goEnvVars struct {
+	GOROOT, GOMODCACHE, GOCACHE string
+}
+
+// goBuild runs `go build` for GOOS=wasip1 in srcDir, the copy of the
+// build folder. The sources are their own module (a go.mod in the build
+// folder or above it inside the skill folder) or, failing that, a package
+// of the Go module enclosing the skill folder (as the examples of this
+// repository are), which is then built in place in skillDir with that
+// module readable.
+//
+// Nothing is fetched: the build runs with GOPROXY=off, GOTOOLCHAIN=local,
+// GOWORK=off and -mod=readonly (or -mod=vendor when the module has
+// vendor/modules.txt), so a skill's dependencies must be vendored or
+// already in the module cache, whose files go.sum verifies.
+func (b *builder) goBuild(skillDir, dir, srcDir, out string, plugin bool) error {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return missing("building Go needs the go command, which is not in PATH; install %s", debianGo)
 	}
-	env := append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	goCmd, err = filepath.Abs(goCmd)
+	if err != nil {
+		return err
+	}
+	var ge goEnvVars
+	// Asked outside the skill, so no go.mod of the skill can switch the
+	// toolchain or otherwise affect the answer.
+	query := exec.CommandContext(b.ctx, goCmd, "env", "-json", "GOROOT", "GOMODCACHE", "GOCACHE")
+	query.Dir = b.tmp
+	query.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOWORK=off", "GOFLAGS=")
+	if data, err := query.Output(); b.ctx.Err() != nil {
+		return fmt.Errorf("go env cancelled: %w", context.Cause(b.ctx))
+	} else if err != nil || json.Unmarshal(data, &ge) != nil || ge.GOROOT == "" {
+		return missing("building Go needs a working go command (go env failed: %v); install %s", err, debianGo)
+	}
+
+	buildDir := srcDir
+	modDir := findGoMod(srcDir, b.src)
+	modName := ""
+	if modDir != "" {
+		rel, _ := filepath.Rel(b.src, modDir)
+		modName = filepath.ToSlash(filepath.Join(rel, "go.mod"))
+		if err := checkReplaces(modDir, b.src, modName); err != nil {
+			return err
+		}
+	} else {
+		// A package of an enclosing module: built where it is, with that
+		// module (which holds the skill folder) readable. Still no symlink
+		// out of the skill folder, no fetching, no replace leading out
+		// of that module.
+		orig := filepath.Join(skillDir, filepath.FromSlash(dir))
+		modDir = findGoMod(filepath.Dir(skillDir), string(filepath.Separator))
+		if modDir == "" {
+			return fmt.Errorf("build.dir %q has no go.mod, in the skill folder or above it; make it a module: cd %s && go mod init example.com/%s", dir, orig, path.Base(filepath.ToSlash(orig)))
+		}
+		modName = filepath.Join(modDir, "go.mod")
+		if err := checkReplaces(modDir, modDir, modName); err != nil {
+			return err
+		}
+		if b.opts.Stderr != nil {
+			fmt.Fprintf(b.opts.Stderr, "%s: build.dir %q has no go.mod of its own, so it builds as a package of the Go module %s, which the build may read; give the script its own go.mod to confine the build to the skill folder\n", b.name, dir, modName)
+		}
+		b.opts.Logger.Info("Go build in the enclosing module", "script", b.name, "module", modName)
+		b.ro = append(b.ro, modDir)
+		buildDir = orig
+	}
+	mod := "-mod=readonly"
+	if isFile(filepath.Join(modDir, "vendor", "modules.txt")) {
+		mod = "-mod=vendor"
+	}
+
+	b.ro = append(b.ro, ge.GOROOT, ge.GOMODCACHE, filepath.Dir(resolve(goCmd)))
+	if ge.GOCACHE != "" && ge.GOCACHE != "off" {
+		// The build cache is shared, so the standard library is not
+		// rebuilt for every skill. The go command alone writes it and runs
+		// no code of the skill (no cgo, no toolexec), so a skill cannot
+		// choose what goes in.
+		b.rw = append(b.rw, ge.GOCACHE)
+	}
+	env := append(b.baseEnv(),
+		"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0",
+		"GOROOT="+ge.GOROOT, "GOMODCACHE="+ge.GOMODCACHE, "GOCACHE="+ge.GOCACHE,
+		"GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off", "GOENV=off",
+		"GOFLAGS="+mod+" -buildvcs=false")
 	args := []string{"build", "-trimpath", "-ldflags=-s -w"}
 	if plugin {
 		// A plain build makes a command whose exports trap with
 		// runtime.notInitialized; a plugin must be a library.
 		args = append(args, "-buildmode=c-shared")
 	}
-	output, err := b.run("go build", srcDir, env, goCmd, append(args, "-o", out, ".")...)
-	if err != nil && strings.Contains(output, "unsupported GOOS/GOARCH pair wasip1/wasm") {
+	output, err := b.run("go build", buildDir, env, goCmd, append(args, "-o", out, ".")...)
+	switch {
+	case err == nil:
+		return nil
+	case strings.Contains(output, "unsupported GOOS/GOARCH pair wasip1/wasm"):
 		return missing("building Go for GOOS=wasip1 needs Go 1.21 or later; install %s", debianGo)
+	case strings.Contains(output, "GOPROXY=off") || strings.Contains(output, "missing go.sum entry") ||
+		strings.Contains(output, "inconsistent vendoring"):
+		return fmt.Errorf("%w\nskillrun build fetches no modules: vendor the dependencies (go mod vendor) in %s, or, if you trust them, download them first (go mod download)", err, filepath.Dir(modName))
+	case strings.Contains(output, "GOTOOLCHAIN=local"):
+		return fmt.Errorf("%w\nskillrun build uses the installed Go and downloads no toolchain: install the Go version %s asks for", err, modName)
 	}
 	return err
 }
 
+// resolve returns p with symlinks resolved, or p itself.
+func resolve(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// systemRO are the system folders every confined toolchain may read: its
+// programs and shared libraries, the dynamic linker's cache and Debian's
+// alternatives links. Nothing under /etc but those, nothing under /home.
+var systemRO = []string{"/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/etc/alternatives"}
+
+// baseEnv is the environment every toolchain starts from: no variable of
+// the user's but PATH, so no CPATH, RUSTFLAGS or GOFLAGS reaches in.
+func (b *builder) baseEnv() []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + filepath.Join(b.tmp, "home"),
+		"TMPDIR=" + filepath.Join(b.tmp, "tmp"),
+		"LC_ALL=C",
+	}
+}
+
 // cBuild compiles every .c file of srcDir into one WASI command module.
-func (b *builder) cBuild(srcDir, dir, out, tmp string) error {
+func (b *builder) cBuild(srcDir, dir, out string) error {
 	clang, err := exec.LookPath("clang")
 	if err != nil {
 		return missing("building C needs clang, which is not in PATH; install the Debian packages %s", debianC(""))
@@ -316,13 +484,21 @@ func (b *builder) cBuild(srcDir, dir, out, tmp string) error {
 	}
 	// clang names the linker and builtins it would use; check both exist
 	// rather than let the link fail with a cryptic message.
-	if ld := b.probe(clang, "--target=wasm32-wasi", "-print-prog-name=wasm-ld"); !isFile(ld) {
-		if _, err := exec.LookPath("wasm-ld"); err != nil {
+	ld := b.probe(clang, "--target=wasm32-wasi", "-print-prog-name=wasm-ld")
+	if !isFile(ld) {
+		if ld, err = exec.LookPath("wasm-ld"); err != nil {
 			return missing("building C needs wasm-ld (from lld), which is not installed; install the Debian packages %s", pkgs)
 		}
 	}
-	if rt := b.probe(clang, "--target=wasm32-wasi", "-print-libgcc-file-name"); rt == "" || !isFile(rt) {
+	rt := b.probe(clang, "--target=wasm32-wasi", "-print-libgcc-file-name")
+	if rt == "" || !isFile(rt) {
 		return missing("building C needs clang's wasm32 builtins (%s), which are not installed; install the Debian packages %s", rt, pkgs)
+	}
+	// Confined, clang reads its own installation, the sysroot and the
+	// copy of the skill: /usr/include (the host's headers) is not there.
+	b.ro = append(b.ro, filepath.Dir(resolve(clang)), filepath.Dir(resolve(ld)), filepath.Dir(rt), sysroot)
+	if res := b.probe(clang, "-print-resource-dir"); res != "" {
+		b.ro = append(b.ro, res)
 	}
 
 	sources, err := filepath.Glob(filepath.Join(srcDir, "*.c"))
@@ -334,7 +510,7 @@ func (b *builder) cBuild(srcDir, dir, out, tmp string) error {
 	}
 	args := []string{"--target=wasm32-wasi", "--sysroot=" + sysroot, "-O2", "-Wl,--strip-all", "-o", out}
 	if len(b.opts.CHeaders) > 0 {
-		inc := filepath.Join(tmp, "include")
+		inc := filepath.Join(b.tmp, "include")
 		if err := os.MkdirAll(inc, 0o755); err != nil {
 			return err
 		}
@@ -351,7 +527,7 @@ func (b *builder) cBuild(srcDir, dir, out, tmp string) error {
 	for _, s := range sources {
 		args = append(args, filepath.Base(s)) // relative, so messages say "count.c:12"
 	}
-	_, err = b.run("clang", srcDir, nil, clang, args...)
+	_, err = b.run("clang", srcDir, b.baseEnv(), clang, args...)
 	return err
 }
 
@@ -384,7 +560,11 @@ func (b *builder) rustBuild(srcDir, dir, out string) error {
 	if entry == "" {
 		return fmt.Errorf("build.dir %q has no main.rs (or src/main.rs)", dir)
 	}
-	_, err = b.run("rustc", srcDir, nil, rustc, "--target", target, "--edition", "2021", "-O", "-C", "strip=symbols", "-o", out, entry)
+	if sysroot := b.probe(rustc, "--print", "sysroot"); sysroot != "" {
+		b.ro = append(b.ro, sysroot)
+	}
+	b.ro = append(b.ro, filepath.Dir(resolve(rustc)))
+	_, err = b.run("rustc", srcDir, b.baseEnv(), rustc, "--target", target, "--edition", "2021", "-O", "-C", "strip=symbols", "-o", out, entry)
 	return err
 }
 
@@ -433,10 +613,27 @@ const maxQuoted = 8 << 10
 // output's tail is returned, and quoted in the error when nobody else saw
 // it.
 func (b *builder) run(label, dir string, env []string, tool string, args ...string) (string, error) {
-	b.opts.Logger.Debug("build", "script", b.name, "dir", dir, "cmd", tool, "args", args)
+	b.opts.Logger.Debug("build", "script", b.name, "dir", dir, "cmd", tool, "args", args, "confined", !b.opts.Unconfined)
+	tool, err := filepath.Abs(tool)
+	if err != nil {
+		return "", err
+	}
+	var cmd *exec.Cmd
+	if b.opts.Unconfined {
+		cmd = exec.CommandContext(b.ctx, tool, args...)
+		cmd.Env = env
+	} else {
+		if _, err := landlockABI(); err != nil {
+			return "", fmt.Errorf("%w; to build anyway, trusting the skill's sources not to read your files, use skillrun build --unconfined", err)
+		}
+		rw := append([]string{b.tmp}, b.rw...)
+		cmd, err = sandboxCommand(b.ctx, tool, args, env, append(slices.Clone(systemRO), b.ro...), rw)
+		if err != nil {
+			return "", err
+		}
+	}
 	tail := &tailBuffer{max: maxQuoted}
-	cmd := exec.CommandContext(b.ctx, tool, args...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = tail, tail
 	if b.opts.Stdout != nil {
 		cmd.Stdout = io.MultiWriter(b.opts.Stdout, tail)
@@ -444,7 +641,7 @@ func (b *builder) run(label, dir string, env []string, tool string, args ...stri
 	if b.opts.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(b.opts.Stderr, tail)
 	}
-	err := cmd.Run()
+	err = cmd.Run()
 	output := tail.String()
 	switch {
 	case err == nil:

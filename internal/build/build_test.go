@@ -9,7 +9,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillrun/skillrun/runtime"
 )
+
+// TestMain lets this test binary confine toolchains as skillrun does:
+// Script re-executes os.Executable, which here is the test binary.
+func TestMain(m *testing.M) {
+	SandboxMain()
+	os.Exit(m.Run())
+}
 
 // requireTool skips the test when the named tool is not in PATH, or fails
 // it when REQUIRE_TOOLCHAINS=1 (CI installs every toolchain it needs).
@@ -24,7 +33,7 @@ func requireTool(t *testing.T, name string) {
 // because a toolchain is missing, as err says.
 func requireToolchain(t *testing.T, err error) {
 	t.Helper()
-	if os.Getenv("REQUIRE_TOOLCHAINS") == "1" {
+	if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
 		t.Fatalf("REQUIRE_TOOLCHAINS=1 but a toolchain is missing: %v", err)
 	}
 	t.Skipf("toolchain missing (set REQUIRE_TOOLCHAINS=1 to fail instead): %v", err)
@@ -79,6 +88,10 @@ func TestScript(t *testing.T) {
 			if !bytes.HasPrefix(data, []byte("\x00asm")) {
 				t.Fatalf("output starts %q, want a WebAssembly module", data[:min(len(data), 8)])
 			}
+			// The module runs, sandboxed, and says what its source says.
+			if got, want := runModule(t, data), "hello from "+map[string]string{"go": "Go", "c": "C", "rust": "Rust"}[tc.lang]+"\n"; got != want {
+				t.Errorf("the built module printed %q, want %q", got, want)
+			}
 			// Nothing but the module is left in its folder.
 			entries, err := os.ReadDir(filepath.Join(dir, "scripts"))
 			if err != nil {
@@ -92,6 +105,61 @@ func TestScript(t *testing.T) {
 				t.Errorf("scripts/ holds %v, want only hello.wasm", names)
 			}
 		})
+	}
+}
+
+// runModule runs a WASI command module with no grants and returns its
+// stdout; it fails the test if the run fails or exits non-zero.
+func runModule(t *testing.T, wasm []byte) string {
+	t.Helper()
+	ctx := t.Context()
+	// The interpreter: compiling a Go module to machine code takes tens
+	// of seconds under the race detector, and the build is under test
+	// here, not the engine.
+	r, err := runtime.New(ctx, &runtime.Options{NoCache: true, Interpreter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	m, err := r.Compile(ctx, wasm)
+	if err != nil {
+		t.Fatalf("compiling the built module: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	res, err := m.Run(ctx, &runtime.RunConfig{Name: "hello", Stdout: &stdout, Stderr: &stderr})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("running the built module: %v (exit %d, stderr %q)", err, res.ExitCode, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestOutputSymlinkReplaced: the module replaces a symlink planted at its
+// path instead of writing through it, so a build writes no file of the
+// skill but the module.
+func TestOutputSymlinkReplaced(t *testing.T) {
+	requireTool(t, "go")
+	dir := copySkill(t, "go")
+	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(dir, "src", "main.go")
+	before, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../src/main.go", filepath.Join(dir, "scripts", "hello.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	err = Script(t.Context(), dir, "hello:go", Target{Lang: "go", Dir: "src", Output: "scripts/hello.wasm"}, nil)
+	if err != nil {
+		t.Fatalf("Script: %v", err)
+	}
+	if after, _ := os.ReadFile(victim); !bytes.Equal(after, before) {
+		t.Errorf("the build wrote through the symlink into src/main.go")
+	}
+	fi, err := os.Lstat(filepath.Join(dir, "scripts", "hello.wasm"))
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("scripts/hello.wasm: %v, %v; want the module as a regular file", fi, err)
 	}
 }
 
