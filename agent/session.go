@@ -65,15 +65,23 @@ type Limits struct {
 	// MaxParallel bounds the tool calls of one turn run at once (4).
 	MaxParallel int
 	// MaxCallsPerTurn bounds the tool calls of one reply that are run
-	// (64); the rest get an error result saying so, as model output is
-	// untrusted and a reply could ask for thousands.
+	// (64). Model output is untrusted and a reply could ask for
+	// thousands: the rest are dropped, not only left unrun. They are not
+	// kept in the history re-sent to the model (the last result kept
+	// carries one note saying how many were dropped) and the transcript
+	// gets one calls_dropped record for them all.
 	MaxCallsPerTurn int
+	// MaxHistoryBytes bounds the conversation re-sent to the model each
+	// turn: the text, tool inputs and tool results of every message (4
+	// MiB). Over it, the oldest turns are dropped first (the task is
+	// kept, with a note), then the latest turn's largest parts are cut.
+	MaxHistoryBytes int
 	// MaxReplyTokens bounds each reply (the provider's default).
 	MaxReplyTokens int
 }
 
 // DefaultLimits are the limits a zero [Limits] stands for.
-var DefaultLimits = Limits{MaxTurns: 20, LoopRepeats: 3, MaxParallel: 4, MaxCallsPerTurn: 64}
+var DefaultLimits = Limits{MaxTurns: 20, LoopRepeats: 3, MaxParallel: 4, MaxCallsPerTurn: 64, MaxHistoryBytes: 4 << 20}
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxTurns <= 0 {
@@ -87,6 +95,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxCallsPerTurn <= 0 {
 		l.MaxCallsPerTurn = DefaultLimits.MaxCallsPerTurn
+	}
+	if l.MaxHistoryBytes <= 0 {
+		l.MaxHistoryBytes = DefaultLimits.MaxHistoryBytes
 	}
 	return l
 }
@@ -367,6 +378,7 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 		if ctx.Err() != nil {
 			return r.end(r.ctxOutcome(ctx), lastText, context.Cause(ctx))
 		}
+		r.history = boundHistory(r.history, r.limits.MaxHistoryBytes)
 		req := &Request{
 			Model: r.model(), System: system, Messages: slices.Clone(r.history), Tools: r.toolSpecs(),
 			MaxTokens: r.limits.MaxReplyTokens, Temperature: r.def.Temperature, ReasoningEffort: r.def.ReasoningEffort,
@@ -390,13 +402,24 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 		r.totals.Turns++
 		r.totals.Usage.Add(resp.Usage)
 		usage := resp.Usage
+		// Calls beyond the bound are dropped here, before they are
+		// recorded or kept: only their number survives.
+		var dropped []ToolCall
+		if len(msg.ToolCalls) > r.limits.MaxCallsPerTurn {
+			dropped = msg.ToolCalls[r.limits.MaxCallsPerTurn:]
+			msg.ToolCalls = msg.ToolCalls[:r.limits.MaxCallsPerTurn:r.limits.MaxCallsPerTurn]
+		}
 		r.emit(Event{Type: EventModelTurn, Turn: turn, Model: resp.Model, Text: Truncate(msg.Text, MaxTranscriptContent),
-			ToolCalls: safeCalls(msg.ToolCalls), StopReason: resp.StopReason, RawStopReason: resp.RawStopReason,
+			ToolCalls: safeCalls(msg.ToolCalls), Dropped: len(dropped), StopReason: resp.StopReason, RawStopReason: resp.RawStopReason,
 			Usage: &usage, DurationMS: time.Since(t0).Milliseconds()})
 		if msg.Text != "" {
 			lastText = msg.Text
 		}
 		r.history = append(r.history, msg)
+		var dropNote string
+		if len(dropped) > 0 {
+			dropNote = r.dropCalls(turn, dropped)
+		}
 
 		if len(msg.ToolCalls) == 0 {
 			switch resp.StopReason {
@@ -412,11 +435,9 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 			return r.end(OutcomeMaxTokens, lastText, fmt.Errorf("%d tokens used, over the budget of %d (--max-tokens)", r.totals.Usage.Total(), r.limits.MaxTokens))
 		}
 
-		calls := msg.ToolCalls[:min(len(msg.ToolCalls), r.limits.MaxCallsPerTurn)]
-		results, fatal := r.callTools(ctx, turn, calls)
-		if extra := msg.ToolCalls[len(calls):]; len(extra) > 0 {
-			results = append(results, r.notRun(turn, extra, fmt.Sprintf(
-				"not run: a reply may make at most %d tool calls; make the rest in the next turn", r.limits.MaxCallsPerTurn))...)
+		results, fatal := r.callTools(ctx, turn, msg.ToolCalls)
+		if dropNote != "" {
+			results[len(results)-1].Content += "\n\n" + dropNote
 		}
 		r.history = append(r.history, Message{Role: RoleUser, ToolResults: results})
 		if ctx.Err() != nil {
@@ -465,6 +486,26 @@ func (r *run) end(o Outcome, text string, err error) *Result {
 	r.emit(e)
 	return &Result{Outcome: o, Text: text, Totals: totals, Err: err}
 }
+
+// dropCalls records the calls of a reply beyond [Limits.MaxCallsPerTurn]
+// in one calls_dropped record (their names, bounded, not their inputs),
+// counts them, and returns the note for the model.
+func (r *run) dropCalls(turn int, dropped []ToolCall) string {
+	note := fmt.Sprintf("[%d more tool calls of this reply were dropped, not run: a reply may make at most %d; make the rest in the next turn]",
+		len(dropped), r.limits.MaxCallsPerTurn)
+	names := make([]string, 0, min(len(dropped), maxDroppedNames))
+	for _, c := range dropped[:min(len(dropped), maxDroppedNames)] {
+		names = append(names, Truncate(c.Name, host.MaxToolNameLen))
+	}
+	r.mu.Lock()
+	r.totals.DroppedCalls += len(dropped)
+	r.mu.Unlock()
+	r.emit(Event{Type: EventCallsDropped, Turn: turn, Dropped: len(dropped), Tools: names, Content: note})
+	return note
+}
+
+// maxDroppedNames bounds the names a calls_dropped record lists.
+const maxDroppedNames = 16
 
 // notRun gives each call a result saying it did not run.
 func (r *run) notRun(turn int, calls []ToolCall, why string) []ToolResult {

@@ -797,8 +797,9 @@ text = "refused"
 }
 
 // TestSessionHostileReplies: a reply asking for more tool calls than a
-// turn allows gets the rest refused (each still has one result), and a
-// huge tool input is cut in the transcript, whose lines stay valid JSON.
+// turn allows gets the rest dropped (not run, not kept, one calls_dropped
+// record and one note to the model), and a huge tool input is cut in the
+// transcript, whose lines stay valid JSON and bounded.
 func TestSessionHostileReplies(t *testing.T) {
 	var calls atomic.Int32
 	ping := &fakeTool{name: "ping", parallel: true, call: func(context.Context) (*host.ToolResult, error) {
@@ -806,8 +807,10 @@ func TestSessionHostileReplies(t *testing.T) {
 		return &host.ToolResult{Content: "pong"}, nil
 	}}
 	huge := `{"blob":"` + strings.Repeat("x", agent.MaxTranscriptContent*2) + `"}`
+	var second *agent.Request
 	prov := providerFunc(func(_ context.Context, r *agent.Request) (*agent.Response, error) {
 		if len(r.Messages) > 1 {
+			second = r
 			return &agent.Response{Message: agent.Message{Text: "ok"}, StopReason: agent.StopEndTurn}, nil
 		}
 		var tc []agent.ToolCall
@@ -821,15 +824,32 @@ func TestSessionHostileReplies(t *testing.T) {
 	res, err := (&agent.Session{Provider: prov, Tools: toolsOf(t, ping), Transcript: agent.NewTranscript(&buf)}).Run(context.Background(), "x")
 	require.NoError(t, err)
 	assert.Equal(t, agent.OutcomeCompleted, res.Outcome)
-	assert.Equal(t, int32(agent.DefaultLimits.MaxCallsPerTurn), calls.Load())
-	assert.Equal(t, 70-agent.DefaultLimits.MaxCallsPerTurn, res.Totals.ToolErrors)
+	limit := agent.DefaultLimits.MaxCallsPerTurn
+	assert.Equal(t, int32(limit), calls.Load())
+	assert.Equal(t, limit, res.Totals.ToolCalls)
+	assert.Equal(t, 70-limit, res.Totals.DroppedCalls)
 	events := readTranscript(t, buf.Bytes())
 	checkOneResultPerCall(t, events)
-	for _, line := range bytes.Split(buf.Bytes(), []byte("\n")) {
-		assert.Less(t, len(line), 3*agent.MaxTranscriptContent, "a transcript line is bounded")
+	require.Len(t, ofType(events, agent.EventToolResult), limit, "the dropped calls get no result records")
+	dropped := ofType(events, agent.EventCallsDropped)
+	require.Len(t, dropped, 1)
+	assert.Equal(t, 70-limit, dropped[0].Dropped)
+	turns := ofType(events, agent.EventModelTurn)
+	require.Len(t, turns, 2)
+	assert.Len(t, turns[0].ToolCalls, limit)
+	assert.Equal(t, 70-limit, turns[0].Dropped)
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	require.Len(t, lines, len(events))
+	for _, line := range lines {
+		assert.Less(t, len(line), agent.MaxTranscriptRecord, "a transcript line is bounded")
 	}
-	last := ofType(events, agent.EventToolResult)[69]
-	assert.Contains(t, last.Content, "at most 64 tool calls")
+	// The model sees only the calls that ran, each with its result, and
+	// the note on the last result.
+	require.NotNil(t, second)
+	require.Len(t, second.Messages, 3)
+	assert.Len(t, second.Messages[1].ToolCalls, limit)
+	require.Len(t, second.Messages[2].ToolResults, limit)
+	assert.Contains(t, second.Messages[2].ToolResults[limit-1].Content, "6 more tool calls of this reply were dropped")
 }
 
 // TestSessionSkillRun: skill_run runs a script by skill and script name

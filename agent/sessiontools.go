@@ -480,7 +480,7 @@ func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
 		if _, exists := r.reg.Lookup(c.Name); exists {
 			return ToolResult{Content: fmt.Sprintf("tool %q is not available to agent %s", c.Name, r.def.QualifiedName()), IsError: true}, nil
 		}
-		return ToolResult{Content: fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, r.offered()), IsError: true}, nil
+		return ToolResult{Content: fmt.Sprintf("unknown tool %q; the tools are: %s", Truncate(c.Name, host.MaxToolNameLen), r.offered()), IsError: true}, nil
 	}
 	// The agent's identity, not its bare name: a plugin's agent named like
 	// the one a tool requires is another agent.
