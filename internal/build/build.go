@@ -19,6 +19,33 @@
 // A missing toolchain is reported before anything runs, as an error that
 // matches [ErrToolchainMissing] and says what to install.
 //
+// # Confinement
+//
+// A skill's sources are as untrusted as its code: a C .incbin or #include
+// of an absolute path, Rust's include_bytes!, a go.mod replace naming a
+// host folder or a symlink out of the skill would compile a host file
+// into the module, which then prints it with no grant. So a build reads
+// nothing outside the skill folder but the toolchain's own files:
+//
+//   - the toolchain compiles a private copy of the skill folder, made
+//     through os.Root: a symlink leading out fails the build, special
+//     files are refused, size, count and depth are bounded;
+//   - the toolchain runs confined with Landlock: skillrun re-executes
+//     itself ([SandboxMain]), restricts itself to reading the toolchain's
+//     installation (and Go's module cache), writing the private folder
+//     (and Go's build cache), with no TCP or UDP, and executes the
+//     toolchain, which inherits the restriction with all it starts;
+//   - Go fetches nothing (GOPROXY=off, GOTOOLCHAIN=local, -mod=readonly
+//     or -mod=vendor), and a go.mod replace leading out of the skill is
+//     refused with its line;
+//   - the module, the only file written into the skill folder, goes in
+//     through os.Root without following a symlink at its path.
+//
+// Without Landlock (not Linux, or Linux before 6.7) a build fails with
+// [ErrUnconfined] unless [Options].Unconfined accepts the risk. Go sources
+// with no go.mod in the skill folder build as a package of the enclosing
+// module, in place, and that module is readable too; the build says so.
+//
 // The package sits below package skills in the layering (internal imports
 // only internal), so it takes a [Target] of plain values rather than a
 // skills.Script.
