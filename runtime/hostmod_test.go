@@ -290,7 +290,7 @@ func importWasm(module, name string, params, results int) string {
 // input and is denied a tool.
 func TestCHostCallGuest(t *testing.T) {
 	if _, err := exec.LookPath("clang"); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") == "1" {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
 			t.Fatalf("clang is required (REQUIRE_TOOLCHAINS=1): %v", err)
 		}
 		t.Skip("clang not installed")
