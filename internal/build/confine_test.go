@@ -441,3 +441,103 @@ func TestGoEnclosingModule(t *testing.T) {
 		t.Fatalf("err = %v, want one saying how to make a module", err)
 	}
 }
+
+// TestCheckReplaces: replacements by module path, and by folders inside
+// the skill, are fine; a folder outside is refused with its line.
+func TestCheckReplaces(t *testing.T) {
+	top := t.TempDir()
+	mod := filepath.Join(top, "src")
+	for _, tc := range []struct {
+		gomod, want string // want "" means allowed
+	}{
+		{"module m\nreplace a => example.com/b v1.2.3\n", ""},
+		{"module m\nreplace a v1.0.0 => ./lib\n", ""},
+		{"module m\nreplace a => ../shared // a comment\n", ""},
+		{"module m\nreplace (\n\ta => ./x\n\tb => ..\n)\n", ""},
+		{"module m\nreplace a => ../..\n", "go.mod:2: replace a => ../.. leads outside"},
+		{"module m\nreplace (\n\ta => ./x\n\tb => ../../elsewhere\n)\n", "go.mod:4: replace b => ../../elsewhere leads outside"},
+		{"module m\nreplace a => /etc\n", "go.mod:2: replace a => /etc names a folder outside the skill by absolute path"},
+		{"module m\nreplace a => \"./lib/../../..\"\n", "leads outside"},
+	} {
+		if err := os.MkdirAll(mod, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(tc.gomod), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := checkReplaces(mod, top, "go.mod")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v, want it allowed", tc.gomod, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: %v, want an error containing %q", tc.gomod, err, tc.want)
+		}
+	}
+}
+
+// FuzzCheckReplaces: checkReplaces never panics, and whatever it allows
+// names no folder outside the skill.
+func FuzzCheckReplaces(f *testing.F) {
+	f.Add("module m\nreplace a => ../x\n")
+	f.Add("replace (\n\"a\" v1 => \"./b\" v2\n)\n")
+	f.Add("replace a => /abs\n")
+	top := f.TempDir()
+	mod := filepath.Join(top, "src")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, gomod string) {
+		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if checkReplaces(mod, top, "go.mod") != nil {
+			return
+		}
+		for _, line := range strings.Split(gomod, "\n") {
+			if i := strings.Index(line, "//"); i >= 0 {
+				line = line[:i]
+			}
+			f := strings.Fields(line)
+			for i, w := range f {
+				if w != "=>" || i+1 >= len(f) {
+					continue
+				}
+				target := f[i+1]
+				if uq, err := strconv.Unquote(target); err == nil {
+					target = uq
+				}
+				if !isLocalModPath(target) {
+					continue
+				}
+				rel, err := filepath.Rel(top, filepath.Join(mod, target))
+				if filepath.IsAbs(target) || err != nil || !filepath.IsLocal(rel) {
+					// Only a replace line counts; "=>" elsewhere is not one.
+					if strings.HasPrefix(strings.TrimSpace(line), "replace") || inReplaceBlock(gomod, line) {
+						t.Errorf("allowed %q leading outside in:\n%s", target, gomod)
+					}
+				}
+			}
+		}
+	})
+}
+
+// inReplaceBlock reports whether line sits inside a replace ( ... ) block
+// of gomod, as the go.mod grammar reads it.
+func inReplaceBlock(gomod, line string) bool {
+	in := false
+	for _, l := range strings.Split(gomod, "\n") {
+		if i := strings.Index(l, "//"); i >= 0 {
+			l = l[:i]
+		}
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[0] == "replace" && f[1] == "(":
+			in = true
+		case in && len(f) > 0 && f[0] == ")":
+			in = false
+		case in && strings.TrimSpace(l) == strings.TrimSpace(line):
+			return true
+		}
+	}
+	return false
+}

@@ -89,7 +89,7 @@ func checkReplaces(modDir, top, name string) error {
 			return fmt.Errorf("%s:%d: replace %s => %s names a folder outside the skill by absolute path; a build reads only the skill folder: put the module inside the skill folder (or vendor it with go mod vendor) and replace it with a relative path", name, n, f[0], target)
 		}
 		abs := filepath.Join(modDir, filepath.FromSlash(target))
-		if rel, err := filepath.Rel(top, abs); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		if rel, err := filepath.Rel(top, abs); err != nil || !filepath.IsLocal(rel) {
 			return fmt.Errorf("%s:%d: replace %s => %s leads outside the skill folder; a build reads only the skill folder: put the module inside the skill folder (or vendor it with go mod vendor)", name, n, f[0], target)
 		}
 	}

@@ -84,7 +84,7 @@ func landlockRestrict(ro, rw []string) error {
 	if errno != 0 {
 		return fmt.Errorf("landlock_create_ruleset: %w", errno)
 	}
-	defer unix.Close(int(fd))
+	defer func() { _ = unix.Close(int(fd)) }()
 	for _, p := range ro {
 		if err := addPathRule(int(fd), p, llReadOnly); err != nil {
 			return err
@@ -116,7 +116,7 @@ func addPathRule(rulesetFD int, path string, access uint64) error {
 	} else if err != nil {
 		return fmt.Errorf("opening %s for a Landlock rule: %w", path, err)
 	}
-	defer unix.Close(fd)
+	defer func() { _ = unix.Close(fd) }()
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
