@@ -38,14 +38,21 @@ bench: ## Run the benchmarks (each reports ratios against a baseline from the sa
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
 .PHONY: fuzz
-fuzz: ## Run each fuzz target for FUZZTIME (new crashers land in testdata/fuzz).
-	$(GO) test ./skills -run '^$$' -fuzz '^FuzzParseSkill$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./skills -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./capabilities -run '^$$' -fuzz '^FuzzParsePath$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./capabilities -run '^$$' -fuzz '^FuzzParseHostPattern$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/abi -run '^$$' -fuzz '^FuzzDecodeResponse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./host -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./agent -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME)
+# Every parser of untrusted input has a target: package:FuzzName.
+FUZZ_TARGETS := \
+	skills:FuzzParseSkill skills:FuzzParseManifest skills:FuzzLoadZip \
+	capabilities:FuzzParsePath capabilities:FuzzParseHostPattern \
+	capabilities:FuzzParsePolicy capabilities:FuzzPolicyRoundTrip \
+	internal/abi:FuzzDecodeResponse internal/abi:FuzzDecodePayload \
+	host:FuzzDispatch host/mcp:FuzzParseConfig host/mcp:FuzzConfigRoundTrip \
+	agent:FuzzParsePlan agent:FuzzParseDefinition \
+	runtime:FuzzRootFS runtime:FuzzHostFunctions
+FUZZPARALLEL  ?= 1
+fuzz: ## Run each fuzz target for FUZZTIME, one at a time (new crashers land in testdata/fuzz).
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t#*:}; echo "== ./$$pkg $$name"; \
+	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL); \
+	done
 
 .PHONY: clean
 clean: ## Remove build output.
