@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -159,6 +160,31 @@ type Session struct {
 	// Observe, if set, sees every event as it is recorded (a live view).
 	// It is called from the session's goroutines, one event at a time.
 	Observe func(Event)
+
+	// Skipped is what the caller left out of Tools because it was broken
+	// (an MCP server that did not start, a tool whose name the registry
+	// refused); each is recorded as a tool_skipped event after
+	// session_start, beside the tools the session itself leaves out.
+	Skipped []Skip
+	// Logger receives a warning for each tool the session leaves out
+	// (nil: discard).
+	Logger *slog.Logger
+}
+
+// A Skip is a tool, or a whole MCP server, left out of a session because
+// it is broken: the session goes on without it.
+type Skip struct {
+	// Name is the tool's name, or "mcp server NAME".
+	Name string
+	// Reason says what was wrong.
+	Reason string
+}
+
+func (s *Session) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
 }
 
 // A Result is how a session ended.
@@ -189,8 +215,9 @@ var errDeadline = errors.New("session deadline passed")
 
 // Run runs the session on task until it ends, and returns how. The error
 // is for a session that cannot start (no provider, a tools list naming
-// unknown tools, a tool name collision); every failure after the start is
-// an outcome, recorded in the transcript's session_end.
+// unknown tools); a tool that cannot be offered (its name is refused or
+// taken) is left out with a tool_skipped event, and every failure after
+// the start is an outcome, recorded in the transcript's session_end.
 func (s *Session) Run(ctx context.Context, task string) (*Result, error) {
 	if s.Provider == nil {
 		return nil, errors.New("agent: session has no provider")
@@ -224,6 +251,7 @@ type run struct {
 	start  time.Time
 
 	scripts *runtime.SkillIndex // skill_run of the scripts (nil without a Runtime)
+	skipped []Skip              // tools left out at the start
 
 	mu      sync.Mutex
 	loaded  map[string]bool // tools offered to the model
@@ -365,6 +393,9 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 	}
 	r.emit(Event{Type: EventSessionStart, Task: task, Provider: r.s.Provider.Name(), Model: r.model(),
 		Agent: r.def.QualifiedName(), Tools: offered, Skills: names})
+	for _, sk := range slices.Concat(r.s.Skipped, r.skipped) {
+		r.emit(Event{Type: EventToolSkipped, Tool: Truncate(sk.Name, 256), Error: Truncate(sk.Reason, MaxTranscriptContent)})
+	}
 
 	r.history = []Message{{Role: RoleUser, Text: task}}
 	system := r.systemPrompt()

@@ -55,10 +55,20 @@ func (r *run) registry() (*host.Registry, error) {
 	}
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
-			return nil, fmt.Errorf("agent: session tools: %w", err)
+			// One broken tool (a skill named "mcp" whose script would be
+			// "mcp__x", a name taken twice) must not keep every session in
+			// the repository from starting: it is left out, and said so.
+			r.skip(Skip{Name: t.Definition().Name, Reason: err.Error()})
 		}
 	}
 	return reg, nil
+}
+
+// skip notes a tool left out of the session: a warning now, a
+// tool_skipped event once the transcript has its session_start.
+func (r *run) skip(s Skip) {
+	r.skipped = append(r.skipped, s)
+	r.s.logger().Warn("tool left out of the session", "tool", s.Name, "reason", s.Reason)
 }
 
 // failed is the error result of a session tool whose input or work was

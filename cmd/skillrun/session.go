@@ -157,15 +157,14 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		}
 	}
 	var mcpCaller host.MCPCaller // scripts' mcp_call
+	var skipped []agent.Skip
 	if f.run.mcpConfig != "" {
 		bridge, err := startBridge(ctx, f.run.mcpConfig, stderr)
 		if err != nil {
 			return err
 		}
 		defer func() { _ = bridge.Close() }()
-		if err := bridge.Register(tools); err != nil {
-			return &exitError{code: exitSandbox, err: err}
-		}
+		skipped = registerBridge(bridge, tools, stderr) // a broken server or tool is left out, not fatal
 		mcpCaller = bridge
 	}
 
@@ -198,6 +197,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		Grant:   func(skill string) capabilities.Set { return grants[skill] },
 		Auditor: auditor, Tools: tools, MCP: mcpCaller, Limits: f.limits,
 		Transcript: transcript,
+		Skipped:    skipped, Logger: warnLogger(stderr),
 	}
 	if !f.run.noPrompt && isTerminal(cmd.InOrStdin()) && isTerminal(stderr) {
 		sess.Asker = terminalAsker(cmd.InOrStdin(), stderr)

@@ -165,16 +165,39 @@ func (b *Bridge) Register(r *host.Registry) error {
 	for _, name := range slices.Sorted(maps.Keys(b.servers)) {
 		tools, err := b.servers[name].toolList()
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &RegisterError{Server: name, Err: err})
 			continue
 		}
 		for _, t := range tools {
 			if err := r.Add(&bridgeTool{b: b, server: name, tool: t.Name, def: toolDef(name, t)}); err != nil {
-				errs = append(errs, fmt.Errorf("mcp: server %q: tool %q: %w", name, t.Name, err))
+				errs = append(errs, &RegisterError{Server: name, Tool: t.Name, Err: fmt.Errorf("mcp: server %q: tool %q: %w", name, t.Name, err)})
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// A RegisterError is one thing [Bridge.Register] left out: a whole server
+// (Tool is "") that did not start or list its tools, or one tool of a
+// server that the registry refused. The others are registered all the
+// same; a caller reports each and goes on.
+type RegisterError struct {
+	Server string
+	// Tool is the server's own name for the tool, "" for the whole server.
+	Tool string
+	Err  error
+}
+
+func (e *RegisterError) Error() string { return e.Err.Error() }
+func (e *RegisterError) Unwrap() error { return e.Err }
+
+// Name names what was left out: "mcp__SERVER__TOOL" for a tool, "mcp
+// server SERVER" for a server.
+func (e *RegisterError) Name() string {
+	if e.Tool == "" {
+		return "mcp server " + e.Server
+	}
+	return host.MCPToolName(e.Server, e.Tool)
 }
 
 func toolDef(server string, t *sdk.Tool) host.ToolDef {

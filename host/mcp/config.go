@@ -42,8 +42,10 @@ var configServerKeys = []string{"command", "args", "env", "url"}
 //	{"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}}, "other": {"url": "https://..."}}}
 //
 // It is strict: an unknown key is an error naming it, a server name is 1
-// to 64 ASCII letters, digits, '_' or '-', each server has exactly one of
-// command and url, and data holds at most [MaxConfigSize] bytes.
+// to 64 ASCII letters, digits, '_' or '-', holding no "__" and not ending
+// in '_' (see [checkConfigServerName]), each server has exactly one of
+// command and url, and data holds at most [MaxConfigSize] bytes. Errors
+// about a server give the line of its name in data.
 func ParseConfig(data []byte) (map[string]ServerConfig, error) {
 	if len(data) > MaxConfigSize {
 		return nil, fmt.Errorf("mcp: config is %d bytes, more than the limit of %d", len(data), MaxConfigSize)
@@ -68,11 +70,15 @@ func ParseConfig(data []byte) (map[string]ServerConfig, error) {
 	if err := decodeConfigJSON(raw, &servers); err != nil {
 		return nil, fmt.Errorf("mcp: config: mcpServers: %w", err)
 	}
+	lines := serverLines(data)
 	out := make(map[string]ServerConfig, len(servers))
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		c, err := parseServer(name, servers[name])
 		if err != nil {
+			if line := lines[name]; line > 0 {
+				err = fmt.Errorf("line %d: %w", line, err)
+			}
 			errs = append(errs, err)
 			continue
 		}
@@ -107,11 +113,75 @@ func parseServer(name string, raw json.RawMessage) (ServerConfig, error) {
 	return c, nil
 }
 
+// checkConfigServerName checks a server name. Besides the characters a
+// tool name allows, it refuses "__" and a trailing '_': the server's tools
+// are named "mcp__<server>__<tool>", and tool names may hold "__", so
+// server "a" with tool "b__c" and server "a__b" with tool "c" would both
+// be "mcp__a__b__c" (and "a_" with "b", "a" with "_b" both "mcp__a___b").
+// With these names refused, the first "__" after "mcp__" always ends the
+// server's name, so every bridged tool name has one reading.
 func checkConfigServerName(name string) error {
-	if !serverNameRE.MatchString(name) {
+	switch {
+	case !serverNameRE.MatchString(name):
 		return fmt.Errorf("mcp: config: invalid server name %q: a name is 1 to 64 ASCII letters, digits, '_' or '-'", name)
+	case strings.Contains(name, "__") || strings.HasSuffix(name, "_"):
+		return fmt.Errorf(`mcp: config: invalid server name %q: a name must not contain "__" or end in "_", which would make its tools' names (mcp__SERVER__TOOL) ambiguous; rename it, e.g. %q`,
+			name, suggestServerName(name))
 	}
 	return nil
+}
+
+// suggestServerName is name with "__" made "-" and no '_' or '-' at the
+// end, for an error message.
+func suggestServerName(name string) string {
+	if s := strings.TrimRight(strings.ReplaceAll(name, "__", "-"), "_-"); s != "" {
+		return s
+	}
+	return "server"
+}
+
+// serverLines returns the 1-based line of each server's name in the
+// mcpServers object of data, as far as data can be read as JSON.
+func serverLines(data []byte) map[string]int {
+	lines := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	line := func() int { return bytes.Count(data[:dec.InputOffset()], []byte("\n")) + 1 }
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return lines
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return lines
+		}
+		if key != "mcpServers" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return lines
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return lines
+		}
+		for dec.More() {
+			name, err := dec.Token()
+			if err != nil {
+				return lines
+			}
+			if s, ok := name.(string); ok {
+				if _, seen := lines[s]; !seen {
+					lines[s] = line()
+				}
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return lines
+			}
+		}
+		return lines
+	}
+	return lines
 }
 
 // check validates c, the config of server name.
