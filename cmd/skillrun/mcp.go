@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
+	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/runtime"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
@@ -55,12 +57,6 @@ refuses requests whose Host or Origin is not that address.`,
 					return usageErr("--policy: %v", err)
 				}
 			}
-			grantFor := func(skill string) capabilities.Set {
-				if pol == nil {
-					return capabilities.Set{}
-				}
-				return pol.For(skill)
-			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(cmd.ErrOrStderr())})
@@ -84,7 +80,14 @@ refuses requests whose Host or Origin is not that address.`,
 			// Scripts reach the served skills (skill_run, each under its
 			// own grant) and the bridged servers (mcp_call), as their
 			// grants allow.
+			// Each load binds the policy to the skills by identity again
+			// (policyGrants): a skill that appears later claiming a
+			// granted name gets no grant, and the error is logged.
 			registerScripts := func(list []*skills.Skill) {
+				grantFor := policyGrants(pol, list, cmd.ErrOrStderr())
+				if grantFor == nil {
+					grantFor = func(string) capabilities.Set { return capabilities.Set{} }
+				}
 				opts := &runtime.ToolOptions{Workspace: workspace}
 				ix := runtime.NewSkillIndex(rt, list, grantFor)
 				ix.Workspace = workspace
@@ -103,7 +106,7 @@ refuses requests whose Host or Origin is not that address.`,
 					}
 					for _, name := range s.Manifest.ScriptNames() {
 						if err := reg.Add(runtime.ScriptToolWith(rt, s, name, grantFor(s.Name), opts)); err != nil {
-							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s:%s not served: %v\n", s.Name, name, err)
+							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name+":"+name), termsafe.String(err.Error()))
 						}
 					}
 				}
@@ -117,6 +120,7 @@ refuses requests whose Host or Origin is not that address.`,
 			// resources/list_changed.
 			go watchSkills(ctx, found.roots, reloadEvery, func() {
 				d := skills.Discover(found.roots, nil)
+				reportReload(cmd.ErrOrStderr(), d)
 				registerScripts(d.Skills)
 				srv.SetSkills(d.Skills)
 			})
@@ -131,6 +135,23 @@ refuses requests whose Host or Origin is not that address.`,
 	cmd.Flags().StringVar(&policy, "policy", "", "operator policy `FILE` granting capabilities per skill")
 	cmd.Flags().StringVar(&mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: bridge those servers' tools, served as mcp__SERVER__TOOL")
 	return cmd
+}
+
+// reportReload logs what a hot reload found wrong: a name collision is an
+// error (the grants of that name go to no skill until it is resolved),
+// other problems are warnings, skills that fail to load are errors.
+// Everything is escaped: it comes from the skill folders.
+func reportReload(w io.Writer, d *skills.Discovery) {
+	for _, p := range d.Problems {
+		level := "warning"
+		if p.Code == "name-collision" {
+			level = "error"
+		}
+		fmt.Fprintf(w, "skillrun: reload: %s: %s\n", level, p.Error())
+	}
+	for _, f := range d.Failed {
+		fmt.Fprintf(w, "skillrun: reload: error: %s: skipped: %s\n", termsafe.String(f.Dir), termsafe.String(f.Error()))
+	}
 }
 
 // serveHTTP binds addr (a bare ":PORT" means loopback) and serves until

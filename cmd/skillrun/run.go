@@ -15,6 +15,8 @@ import (
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/skillname"
+	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/runtime"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
@@ -66,6 +68,9 @@ type runFlags struct {
 	input     string
 
 	pol *capabilities.Policy // --policy, once loaded (loadPolicy)
+	// warn receives what grantedSet has to say about a policy table that
+	// is not a skill's (nil: os.Stderr).
+	warn io.Writer
 }
 
 // loadPolicy reads the --policy file the first time and returns it after
@@ -150,28 +155,34 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		fmt.Fprintln(stderr, p.Error())
 	}
 	if s.Manifest == nil || len(s.Manifest.Scripts) == 0 {
-		return usageErr("%s: skill %s has no scripts (no [scripts] in skill.toml); it is instructions only: see `skillrun show %s`", dir, s.Name, dir)
+		return usageErr("%s: skill %s has no scripts (no [scripts] in skill.toml); it is instructions only: see `skillrun show %s`", dir, termsafe.Quote(s.Name, maxShownName), dir)
 	}
 	names := s.Manifest.ScriptNames()
 	if scriptName == "" {
 		if len(names) != 1 {
-			return usageErr("%s has %d scripts; name one as %s:SCRIPT (%s)", s.Name, len(names), dir, strings.Join(names, ", "))
+			return usageErr("%s has %d scripts; name one as %s:SCRIPT (%s)", termsafe.Quote(s.Name, maxShownName), len(names), dir, termsafe.String(strings.Join(names, ", ")))
 		}
 		scriptName = names[0]
 	}
-	label := s.Name + ":" + scriptName
+	// The names are the skill author's: escaped wherever they are shown.
+	label := termsafe.String(s.Name + ":" + scriptName)
 	_, declared, err := runtime.Declared(s, scriptName)
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	catalog, err := loadSkills(stderr, f.skills, s)
+	if err != nil {
+		return err
+	}
 
 	// What the script may use: declared ∩ granted (RunScript intersects).
-	granted, err := grantedSet(f, s.Name, declared)
+	f.warn = stderr
+	granted, err := grantedSet(f, s, declared)
 	if err != nil {
 		return err
 	}
 	if missing := capabilities.Missing(declared, granted); !missing.IsZero() {
-		granted, err = askOrDeny(cmd, f, label, granted, missing)
+		granted, err = askOrDeny(cmd, f, s, scriptName, granted, missing)
 		if err != nil {
 			return err
 		}
@@ -193,11 +204,6 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		}
 		input = []byte(f.input)
 	}
-	catalog, err := loadSkills(stderr, f.skills)
-	if err != nil {
-		return err
-	}
-
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)}) // source scripts (interpreters.go)
@@ -226,7 +232,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		sr.MCP = bridge
 	}
 	if len(catalog) > 0 {
-		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol)) // loaded by grantedSet
+		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr)) // loaded by grantedSet
 		ix.Workspace, ix.Auditor = f.workspace, auditor
 		sr.Skills = ix
 	}
@@ -254,9 +260,17 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	return nil
 }
 
-// loadSkills loads the skills of the --skills paths.
-func loadSkills(stderr io.Writer, paths []string) ([]*skills.Skill, error) {
+// loadSkills loads the skills of the --skills paths. Two skills claiming
+// one name (after NFKC normalisation and case folding), or one claiming
+// the name of target, the skill being run, are an error naming both:
+// which one a script's skill_run reaches, and which one a policy grant by
+// name is for, would be a guess. The same skill met twice is kept once.
+func loadSkills(stderr io.Writer, paths []string, target *skills.Skill) ([]*skills.Skill, error) {
 	var list []*skills.Skill
+	byKey := map[string]*skills.Skill{}
+	if target != nil {
+		byKey[skillname.Key(target.Name)] = target
+	}
 	for _, p := range paths {
 		found := skills.FindSkills(p)
 		if found.Err != nil {
@@ -273,19 +287,53 @@ func loadSkills(stderr io.Writer, paths []string) ([]*skills.Skill, error) {
 			if err != nil {
 				return nil, usageErr("--skills %s: %v", sp, err)
 			}
+			key := skillname.Key(s.Name)
+			if prev, dup := byKey[key]; dup {
+				if prev.Place() != "" && prev.Place() == s.Place() {
+					continue
+				}
+				return nil, usageErr("--skills: two skills claim the name %s: %s at %s and %s at %s; keep one of them, or rename one (its folder and its SKILL.md name)",
+					termsafe.Quote(s.Name, maxShownName), termsafe.Quote(prev.Name, maxShownName), termsafe.Quote(prev.Location, 0),
+					termsafe.Quote(s.Name, maxShownName), termsafe.Quote(s.Location, 0))
+			}
+			byKey[key] = s
 			list = append(list, s)
 		}
 	}
 	return list, nil
 }
 
-// policyGrants returns what the policy grants each skill run by another
-// script: nothing without a policy.
-func policyGrants(p *capabilities.Policy) func(string) capabilities.Set {
+// policyGrants returns what the policy grants each skill of list, by its
+// identity (see grantedFor), keyed by the name it is called by: nothing
+// without a policy.
+func policyGrants(p *capabilities.Policy, list []*skills.Skill, warn io.Writer) func(string) capabilities.Set {
 	if p == nil {
 		return nil
 	}
-	return p.For
+	grants := make(map[string]capabilities.Set, len(list))
+	for _, s := range list {
+		grants[s.Name] = grantedFor(p, s, warn)
+	}
+	return func(name string) capabilities.Set {
+		if g, ok := grants[name]; ok {
+			return g
+		}
+		return capabilities.Set{} // no skill in play has that name
+	}
+}
+
+// grantedFor is what policy p grants skill s by its identity
+// ([capabilities.Policy.Grant]): a table by name that is not s's grants s
+// nothing beyond [default], and says so on warn as an error, escaped.
+func grantedFor(p *capabilities.Policy, s *skills.Skill, warn io.Writer) capabilities.Set {
+	g, err := p.Grant(s.Ref())
+	if err != nil {
+		if warn == nil {
+			warn = os.Stderr
+		}
+		fmt.Fprintf(warn, "skillrun: error: %s\n", termsafe.String(err.Error()))
+	}
+	return g
 }
 
 // coreTools returns the core workspace tools under the script's effective
@@ -316,16 +364,17 @@ func guestLogger(stderr io.Writer) *slog.Logger {
 	}))
 }
 
-// grantedSet gathers what the operator grants: the policy file, then the
-// flags, then the limit flags.
-func grantedSet(f *runFlags, skill string, declared capabilities.Set) (capabilities.Set, error) {
+// grantedSet gathers what the operator grants skill s: the policy file
+// (by the skill's identity, see grantedFor), then the flags, then the
+// limit flags.
+func grantedSet(f *runFlags, s *skills.Skill, declared capabilities.Set) (capabilities.Set, error) {
 	var granted capabilities.Set
 	p, err := f.loadPolicy()
 	if err != nil {
 		return granted, err
 	}
 	if p != nil {
-		granted = p.For(skill)
+		granted = grantedFor(p, s, f.warn)
 	}
 	fromFlags, err := capabilities.GrantFromFlags(declared, f.all, f.grants)
 	if err != nil {
@@ -359,27 +408,52 @@ func grantedSet(f *runFlags, skill string, declared capabilities.Set) (capabilit
 // flags that would grant them, when the operator granted nothing at all.
 // When some grant was given, the operator chose: the rest stays denied and
 // a note says how to grant it.
-func askOrDeny(cmd *cobra.Command, f *runFlags, label string, granted, missing capabilities.Set) (capabilities.Set, error) {
+func askOrDeny(cmd *cobra.Command, f *runFlags, s *skills.Skill, script string, granted, missing capabilities.Set) (capabilities.Set, error) {
 	stderr := cmd.ErrOrStderr()
+	label := termsafe.String(s.Name + ":" + script)
 	anyGrant := f.all || len(f.grants) > 0 || f.policy != ""
 	if f.noPrompt || !isTerminal(cmd.InOrStdin()) || !isTerminal(stderr) {
 		if anyGrant {
 			// The operator chose what to grant; the rest stays denied.
 			fmt.Fprintf(stderr, "skillrun: note: %s also declares %s, not granted (add %s to grant it)\n",
-				label, capabilities.Describe(missing), grantFlags(missing))
+				label, termsafe.String(capabilities.Describe(missing)), termsafe.String(grantFlags(missing)))
 			return granted, nil
 		}
 		return granted, &exitError{code: exitDenied, err: fmt.Errorf(
 			"%s needs %s: not granted; add %s (or -A to grant all the skill declares)",
-			label, capabilities.Describe(missing), grantFlags(missing))}
+			label, termsafe.String(capabilities.Describe(missing)), termsafe.String(grantFlags(missing)))}
 	}
 	in := bufio.NewReader(cmd.InOrStdin())
-	fmt.Fprintf(stderr, "%s asks for %s.\nAllow? [y/N] ", label, capabilities.Describe(missing))
+	where := s.Place()
+	if where == "" {
+		where = s.Location
+	}
+	fmt.Fprint(stderr, permissionPrompt(missing, s.Name, script, where, "Allow? [y/N] "))
 	answer, _ := in.ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-		return granted, &exitError{code: exitDenied, err: fmt.Errorf("%s: denied at the prompt; to grant without asking add %s", label, grantFlags(missing))}
+		return granted, &exitError{code: exitDenied, err: fmt.Errorf("%s: denied at the prompt; to grant without asking add %s", label, termsafe.String(grantFlags(missing)))}
 	}
 	return capabilities.Merge(granted, missing), nil
+}
+
+// maxShownName bounds a skill or script name shown beside a decision.
+const maxShownName = 64
+
+// permissionPrompt is the question put to the operator at a terminal. The
+// request comes first, on a line of its own, so nothing a skill's author
+// wrote can push it out of view; then who asks, quoted, escaped and cut
+// to maxShownName runes, with the skill's folder when known; the question
+// last. Every untrusted string is escaped (internal/termsafe).
+func permissionPrompt(missing capabilities.Set, skill, script, where, question string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nPermission requested: %s\n  by skill %s, script %s",
+		termsafe.String(capabilities.Describe(missing)), termsafe.Quote(skill, maxShownName), termsafe.Quote(script, maxShownName))
+	if where != "" {
+		fmt.Fprintf(&b, " (%s)", termsafe.Quote(where, 256))
+	}
+	b.WriteString("\n")
+	b.WriteString(question)
+	return b.String()
 }
 
 // grantFlags renders a Set as the flags that grant it.

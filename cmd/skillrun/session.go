@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/skillrun/skillrun/agent/providers"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/runtime"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -342,7 +341,7 @@ func skillGrants(f *runFlags, list []*skills.Skill) (map[string]capabilities.Set
 				}
 			}
 		}
-		g, err := grantedSet(f, s.Name, declared)
+		g, err := grantedSet(f, s, declared)
 		if err != nil {
 			if _, ok := errors.AsType[*exitError](err); ok {
 				return nil, fmt.Errorf("skill %s: %w", s.Name, err)
@@ -379,7 +378,7 @@ func coreGrant(f *runFlags) capabilities.Set {
 func terminalAsker(in io.Reader, out io.Writer) agent.Asker {
 	r := bufio.NewReader(in)
 	return agent.AskerFunc(func(ctx context.Context, req agent.PermissionRequest) (agent.Decision, error) {
-		fmt.Fprintf(out, "\n%s:%s asks for %s.\nAllow? [o]nce, [a]lways for this session, [N]o: ", req.Skill, req.Script, capabilities.Describe(req.Missing))
+		fmt.Fprint(out, permissionPrompt(req.Missing, req.Skill, req.Script, "", "Allow? [o]nce, [a]lways for this session, [N]o: "))
 		answer, err := r.ReadString('\n')
 		if err != nil && answer == "" {
 			return agent.Deny, nil //nolint:nilerr // no answer is a no
@@ -401,20 +400,23 @@ type liveView struct {
 }
 
 func (v *liveView) show(e agent.Event) {
+	// Every name here is someone else's (skill and script authors, MCP
+	// servers, the model): shown escaped and bounded, never raw.
+	n := func(s string) string { return termsafe.String(agent.Truncate(s, maxShownName*2)) }
 	switch e.Type {
 	case agent.EventSessionStart:
-		fmt.Fprintf(v.w, "session: %s", e.Provider)
+		fmt.Fprintf(v.w, "session: %s", n(e.Provider))
 		if e.Model != "" {
-			fmt.Fprintf(v.w, " (%s)", e.Model)
+			fmt.Fprintf(v.w, " (%s)", n(e.Model))
 		}
-		fmt.Fprintf(v.w, ", agent %s, %d skills, %d tools offered; transcript %s\n", e.Agent, len(e.Skills), len(e.Tools), v.transcript)
+		fmt.Fprintf(v.w, ", agent %s, %d skills, %d tools offered; transcript %s\n", n(e.Agent), len(e.Skills), len(e.Tools), termsafe.String(v.transcript))
 	case agent.EventModelTurn:
-		fmt.Fprintf(v.w, "[turn %d] %s (%d in, %d out tokens)\n", e.Turn, e.StopReason, e.Usage.InputTokens, e.Usage.OutputTokens)
+		fmt.Fprintf(v.w, "[turn %d] %s (%d in, %d out tokens)\n", e.Turn, n(string(e.StopReason)), e.Usage.InputTokens, e.Usage.OutputTokens)
 		if t := strings.TrimSpace(e.Text); t != "" {
 			fmt.Fprintf(v.w, "  %s\n", oneLine(t, 200))
 		}
 		for _, c := range e.ToolCalls {
-			fmt.Fprintf(v.w, "  → %s %s\n", c.Name, oneLine(string(c.Input), 120))
+			fmt.Fprintf(v.w, "  → %s %s\n", n(c.Name), oneLine(string(c.Input), 120))
 		}
 	case agent.EventRetry:
 		fmt.Fprintf(v.w, "  retry in %s: %s\n", time.Duration(e.WaitMS)*time.Millisecond, oneLine(e.Error, 160))
@@ -423,15 +425,19 @@ func (v *liveView) show(e agent.Event) {
 		if e.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(v.w, "  %s %s (%d bytes) %s\n", mark, e.Tool, len(e.Content), oneLine(e.Content, 120))
+		fmt.Fprintf(v.w, "  %s %s (%d bytes) %s\n", mark, n(e.Tool), len(e.Content), oneLine(e.Content, 120))
 	case agent.EventPermission:
-		fmt.Fprintf(v.w, "  permission %s:%s %s: %s (%s)\n", e.Skill, e.Script, e.Requested, e.Decision, e.Via)
+		fmt.Fprintf(v.w, "  permission %s:%s %s: %s (%s)\n", n(e.Skill), n(e.Script), termsafe.String(e.Requested), n(string(e.Decision)), n(e.Via))
 	case agent.EventToolsLoaded:
-		fmt.Fprintf(v.w, "  + tools %s (via %s)\n", strings.Join(e.Tools, ", "), e.Via)
+		tools := make([]string, len(e.Tools))
+		for i, t := range e.Tools {
+			tools[i] = n(t)
+		}
+		fmt.Fprintf(v.w, "  + tools %s (via %s)\n", strings.Join(tools, ", "), n(e.Via))
 	case agent.EventSessionEnd:
 		t := e.Totals
 		fmt.Fprintf(v.w, "session %s: %d turns, %d tool calls (%d failed), %d tokens in, %d out, %s\n",
-			e.Outcome, t.Turns, t.ToolCalls, t.ToolErrors, t.Usage.InputTokens+t.Usage.CacheReadTokens+t.Usage.CacheWriteTokens,
+			n(string(e.Outcome)), t.Turns, t.ToolCalls, t.ToolErrors, t.Usage.InputTokens+t.Usage.CacheReadTokens+t.Usage.CacheWriteTokens,
 			t.Usage.OutputTokens, (time.Duration(t.DurationMS) * time.Millisecond).String())
 		if e.Error != "" {
 			fmt.Fprintf(v.w, "  %s\n", oneLine(e.Error, 300))
@@ -439,22 +445,16 @@ func (v *liveView) show(e agent.Event) {
 	}
 }
 
-// oneLine returns the first line of s, cut to n bytes, with control
-// characters shown as U+FFFD: model text and tool results are untrusted,
-// and an escape sequence on the terminal could hide or fake a prompt.
+// oneLine returns the first line of s, cut to about n bytes, made
+// terminal-safe (internal/termsafe: control characters, escape sequences,
+// bidi and zero-width characters shown as visible escapes): model text and
+// tool results are untrusted, and an escape sequence on the terminal could
+// hide or fake a prompt.
 func oneLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case unicode.IsControl(r) || r == utf8.RuneError:
-			return utf8.RuneError
-		}
-		return r
-	}, s)
-	return agent.Truncate(s, n)
+	s = strings.ReplaceAll(s, "\t", " ")
+	return agent.Truncate(termsafe.String(agent.Truncate(s, n)), n)
 }

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
 )
 
 func newShowCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, digest bool
 	cmd := &cobra.Command{
 		Use:   "show PATH [FILE]",
 		Short: "Print a skill's instructions (level 2) or one of its files (level 3)",
@@ -17,7 +18,8 @@ func newShowCmd() *cobra.Command {
 SKILL.md followed by the list of the skill's files. With FILE, a path
 relative to the skill folder, it prints that file instead. FILE cannot leave
 the skill folder: absolute paths, ".." and symlinks pointing outside are
-refused.
+refused. With --digest it prints the skill's content digest instead, for a
+policy to pin: [skills."NAME"] path = "..." digest = "sha256:...".
 
 Exit status: 0 on success, 1 if the skill cannot be loaded or FILE is
 refused or missing, 2 on a usage or I/O error.`,
@@ -30,6 +32,17 @@ refused or missing, 2 on a usage or I/O error.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if digest {
+				d, err := s.Digest()
+				if err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				if asJSON {
+					return writeJSON(out, map[string]string{"skill": s.Name, "place": s.Place(), "digest": d})
+				}
+				fmt.Fprintln(out, d)
+				return nil
+			}
 			if len(args) == 2 {
 				data, err := s.ReadResource(args[1])
 				if err != nil {
@@ -53,9 +66,9 @@ refused or missing, 2 on a usage or I/O error.`,
 			if len(act.Body) > 0 && act.Body[len(act.Body)-1] != '\n' {
 				fmt.Fprintln(out)
 			}
-			fmt.Fprintf(out, "\nFiles of skill %s (read one with: skillrun show %s FILE):\n", s.Name, args[0])
+			fmt.Fprintf(out, "\nFiles of skill %s (read one with: skillrun show %s FILE):\n", termsafe.String(s.Name), termsafe.String(args[0]))
 			for _, f := range act.Files {
-				fmt.Fprintf(out, "  %s\n", f)
+				fmt.Fprintf(out, "  %s\n", termsafe.String(f))
 			}
 			if act.Truncated {
 				fmt.Fprintf(out, "  ... (more than %d files; list truncated)\n", skills.MaxListedFiles)
@@ -64,6 +77,7 @@ refused or missing, 2 on a usage or I/O error.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&digest, "digest", false, "print the skill's content digest (sha256:...), which a policy can pin")
 	return cmd
 }
 

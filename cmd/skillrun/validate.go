@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
 )
@@ -17,8 +18,10 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check skills against the Agent Skills specification",
 		Long: `Validate checks each skill exactly as the specification's reference
 validator does: frontmatter fields, name rules, lengths, directory match, and
-skill.toml when present. PATH is a skill folder, its SKILL.md, a .zip, or a
-folder of skills (each is validated).
+skill.toml when present, and that no symbolic link leads out of the skill
+folder. PATH is a skill folder, its SKILL.md, a .zip, or a folder of skills
+(each is validated). --json also gives each skill's place and digest, which
+a policy can pin (path = "...", digest = "...").
 
 Exit status: 0 if every skill is valid, 1 if any is invalid, 2 on a usage or
 I/O error. Problems go to stderr, one per line, prefixed by file and line.`,
@@ -35,9 +38,13 @@ I/O error. Problems go to stderr, one per line, prefixed by file and line.`,
 
 // validateResult is one skill's verdict in --json output.
 type validateResult struct {
-	Path     string          `json:"path"`
-	Name     string          `json:"name,omitempty"`
-	Valid    bool            `json:"valid"`
+	Path  string `json:"path"`
+	Name  string `json:"name,omitempty"`
+	Valid bool   `json:"valid"`
+	// Place and Digest identify the skill for a policy that pins it
+	// (path = "...", digest = "..."); set for a skill that loads.
+	Place    string          `json:"place,omitempty"`
+	Digest   string          `json:"digest,omitempty"`
 	Problems skills.Problems `json:"problems"`
 	Error    string          `json:"error,omitempty"`
 }
@@ -63,6 +70,12 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 			if s != nil {
 				r.Name = s.Name
 				r.Problems = append(r.Problems, s.Problems...)
+				r.Place = s.Place()
+				if asJSON {
+					if d, derr := s.Digest(); derr == nil {
+						r.Digest = d
+					}
+				}
 			}
 			if le, ok := errors.AsType[*skills.LoadError](err); ok {
 				r.Problems = le.Problems
@@ -82,9 +95,9 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 			}
 			switch {
 			case r.Error != "":
-				fmt.Fprintf(stderr, "%s: %s\n", p, r.Error)
+				fmt.Fprintf(stderr, "%s: %s\n", termsafe.String(p), termsafe.String(r.Error))
 			case r.Valid:
-				fmt.Fprintf(stdout, "valid: %s (%s)\n", p, r.Name)
+				fmt.Fprintf(stdout, "valid: %s (%s)\n", termsafe.String(p), termsafe.String(r.Name))
 			}
 		}
 	}
