@@ -125,6 +125,7 @@ func checkOneResultPerCall(t *testing.T, events []agent.Event) {
 			assert.Equal(t, 1, results[c.ID], "call %s (%s) must have exactly one result", c.ID, c.Name)
 		}
 	}
+	require.NotZero(t, calls, "the model made no calls: nothing was checked")
 	assert.Len(t, results, calls)
 }
 
@@ -306,7 +307,10 @@ text = "done"
 				assert.Equal(t, "read=workspace", e.Requested)
 			}
 			assert.Equal(t, tc.decisions, decisions)
-			for _, e := range ofType(events, agent.EventToolResult) {
+			results := ofType(events, agent.EventToolResult)
+			require.NotZero(t, res.Totals.ToolCalls)
+			require.Len(t, results, res.Totals.ToolCalls, "one result record per call")
+			for _, e := range results {
 				if e.IsError {
 					assert.Contains(t, e.Content, "--allow-read=workspace", "a denial names the flag")
 					assert.Contains(t, e.Content, "did not run")

@@ -291,6 +291,9 @@ func TestSetSkillsNotifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(res.Resources) == 0 {
+		t.Fatal("no resources served after SetSkills; want the new skill's files")
+	}
 	for _, r := range res.Resources {
 		if !strings.HasPrefix(r.URI, "skill://fresh/") {
 			t.Errorf("resource %s served after SetSkills without its skill", r.URI)
