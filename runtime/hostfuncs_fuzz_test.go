@@ -24,7 +24,10 @@ var hostfuzz struct {
 	err  error
 }
 
-func hostfuzzModule(t *testing.T) *CompiledModule {
+// hostfuzzModule builds and compiles the guest (tens of seconds cold, so
+// before fuzzing starts: the fuzzer takes an input running over 10 s for
+// a hang).
+func hostfuzzModule(t testing.TB) *CompiledModule {
 	t.Helper()
 	wasm := guestWasm(t, "hostfuzz")
 	hostfuzz.once.Do(func() {
@@ -83,8 +86,8 @@ func FuzzHostFunctions(f *testing.F) {
 	} {
 		f.Add(bytes.Join(seed, nil))
 	}
+	m := hostfuzzModule(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m := hostfuzzModule(t)
 		var out, stdout, stderr bytes.Buffer
 		const outputLimit = 4 << 10
 		env := fuzzHostEnv(&out, outputLimit)
