@@ -45,7 +45,13 @@ func TestScores(t *testing.T) {
 	if a, b := ix.Scores("pdf csv"), ix.Scores("csv pdf pdf"); !gocmp.Equal(a, b) {
 		t.Errorf("word order or repetition changed scores: %v, %v", a, b)
 	}
-	for _, v := range ix.Scores("zzz") {
+	// One score per document, each zero: a loop over an empty result
+	// would check nothing.
+	unknown := ix.Scores("zzz")
+	if len(unknown) != ix.Len() {
+		t.Fatalf("Scores(zzz) has %d scores for %d documents: %v", len(unknown), ix.Len(), unknown)
+	}
+	for _, v := range unknown {
 		if v != 0 || math.IsNaN(v) {
 			t.Errorf("unknown word scored %v", v)
 		}
