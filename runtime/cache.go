@@ -54,7 +54,7 @@ func (r *Runtime) openCache(dir string) (wazero.CompilationCache, error) {
 			return nil, err
 		}
 		f.Close()
-		os.Remove(f.Name())
+		_ = os.Remove(f.Name()) // a probe left behind is harmless
 	}
 	r.cacheRoot = dir
 	r.checkCache(false)

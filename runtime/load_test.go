@@ -76,63 +76,63 @@ func TestLoad(t *testing.T) {
 		{"good", func(id string) error {
 			res, out, err := run(hostile, &RunConfig{Name: id, Args: []string{"echo", id}, Stdin: strings.NewReader(id + "\n")})
 			if want := fmt.Sprintf("arg: %q\n%s\n", id, id); err != nil || res.ExitCode != 0 || out != want {
-				return fmt.Errorf("exit %v, err %v, output %q; want 0 and %q", res, err, out, want)
+				return fmt.Errorf("exit %v, err %w, output %q; want 0 and %q", res, err, out, want)
 			}
 			return nil
 		}},
 		{"hello", func(id string) error {
 			res, out, err := run(hello, &RunConfig{Name: id})
 			if err != nil || res.ExitCode != 0 || out != "hello, world\n" {
-				return fmt.Errorf("exit %v, err %v, output %q; want 0 and hello, world", res, err, out)
+				return fmt.Errorf("exit %v, err %w, output %q; want 0 and hello, world", res, err, out)
 			}
 			return nil
 		}},
 		{"exit code", func(id string) error {
 			res, _, err := run(exit7, &RunConfig{Name: id})
 			if err != nil || res == nil || res.ExitCode != 7 {
-				return fmt.Errorf("exit %v, err %v; want exit code 7", res, err)
+				return fmt.Errorf("exit %v, err %w; want exit code 7", res, err)
 			}
 			return nil
 		}},
 		{"raw memory bomb", func(id string) error {
 			_, _, err := run(grow, &RunConfig{Name: id, Memory: 8 << 20})
 			if !errors.Is(err, ErrMemoryLimit) {
-				return fmt.Errorf("err %v; want ErrMemoryLimit", err)
+				return fmt.Errorf("err %w; want ErrMemoryLimit", err)
 			}
 			return nil
 		}},
 		{"trap", func(id string) error {
 			_, _, err := run(trap, &RunConfig{Name: id})
 			if !errors.Is(err, ErrTrap) || !strings.Contains(err.Error(), id+": trap") {
-				return fmt.Errorf("err %v; want ErrTrap naming the run", err)
+				return fmt.Errorf("err %w; want ErrTrap naming the run", err)
 			}
 			return nil
 		}},
 		{"busy loop past its timeout", func(id string) error {
 			_, _, err := run(spin, &RunConfig{Name: id, Timeout: 200 * time.Millisecond})
 			if !errors.Is(err, ErrTimeout) {
-				return fmt.Errorf("err %v; want ErrTimeout", err)
+				return fmt.Errorf("err %w; want ErrTimeout", err)
 			}
 			return nil
 		}},
 		{"memory bomb", func(id string) error {
 			_, _, err := run(hostile, &RunConfig{Name: id, Args: []string{"membomb"}, Memory: 16 << 20})
 			if !errors.Is(err, ErrMemoryLimit) {
-				return fmt.Errorf("err %v; want ErrMemoryLimit", err)
+				return fmt.Errorf("err %w; want ErrMemoryLimit", err)
 			}
 			return nil
 		}},
 		{"output flood", func(id string) error {
 			res, out, err := run(hostile, &RunConfig{Name: id, Args: []string{"flood", "1000000"}, Output: 4096})
 			if !errors.Is(err, ErrOutputLimit) || len(out) != 4096 || res.OutputBytes != 4096 {
-				return fmt.Errorf("err %v, %d bytes kept; want ErrOutputLimit and 4096 bytes", err, len(out))
+				return fmt.Errorf("err %w, %d bytes kept; want ErrOutputLimit and 4096 bytes", err, len(out))
 			}
 			return nil
 		}},
 		{"guest sleeping past its timeout", func(id string) error {
 			_, _, err := run(hostile, &RunConfig{Name: id, Args: []string{"sleep", "1m"}, Timeout: 200 * time.Millisecond})
 			if !errors.Is(err, ErrTimeout) {
-				return fmt.Errorf("err %v; want ErrTimeout", err)
+				return fmt.Errorf("err %w; want ErrTimeout", err)
 			}
 			return nil
 		}},

@@ -189,7 +189,8 @@ func newFuzzWorld(t *testing.T, dir string) *fuzzWorld {
 		fi, err := os.Stat(p)
 		must(err)
 		st := fi.Sys().(*syscall.Stat_t)
-		w.outsideIDs[[2]uint64{uint64(st.Dev), st.Ino}] = p
+		dev := uint64(st.Dev) //nolint:unconvert // Dev is not uint64 everywhere
+		w.outsideIDs[[2]uint64{dev, st.Ino}] = p
 	}
 	w.before = snapshot(t, w.outside) + "|" + listing(t, dir)
 	w.protBefore = snapshot(t, w.protected)

@@ -59,7 +59,7 @@ func transcriptDir() (string, error) {
 	if !filepath.IsAbs(state) { // the XDG spec: a relative value is ignored
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("no state folder for the transcript (%v); name a file with --transcript FILE, or --transcript '' for none", err)
+			return "", fmt.Errorf("no state folder for the transcript (%w); name a file with --transcript FILE, or --transcript '' for none", err)
 		}
 		state = filepath.Join(home, ".local", "state")
 	}

@@ -97,7 +97,7 @@ func landlockABI() (int, error) {
 	}
 	abi, err := landlockVersionFunc()
 	if err != nil {
-		return 0, fmt.Errorf("%w: Landlock is not available (%v); it needs Linux 6.7 or later with Landlock enabled (lsm=landlock)", ErrUnconfined, err)
+		return 0, fmt.Errorf("%w: Landlock is not available (%w); it needs Linux 6.7 or later with Landlock enabled (lsm=landlock)", ErrUnconfined, err)
 	}
 	if abi < minLandlockABI {
 		return 0, fmt.Errorf("%w: the kernel's Landlock ABI is %d, and denying the build network access needs ABI %d (Linux 6.7 or later)", ErrUnconfined, abi, minLandlockABI)

@@ -55,8 +55,10 @@ func mkInstallTemp(dir, kind string) (string, error) {
 // to.old is removed. The caller holds the lock.
 func recoverDir(to string) error {
 	old := to + ".old"
-	if _, err := os.Lstat(old); err != nil {
+	if _, err := os.Lstat(old); errors.Is(err, fs.ErrNotExist) {
 		return nil // nothing was cut short
+	} else if err != nil {
+		return err
 	}
 	if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(old, to); err != nil {

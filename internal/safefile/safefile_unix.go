@@ -35,7 +35,7 @@ func openNoFollow(name string) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
 	if err := syscall.SetNonblock(fd, false); err != nil {
-		syscall.Close(fd)
+		_ = syscall.Close(fd) // the SetNonblock error is the one to report
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
 	return os.NewFile(uintptr(fd), name), nil
@@ -44,7 +44,7 @@ func openNoFollow(name string) (*os.File, error) {
 // links returns the number of hard links of the file fi describes.
 func links(fi os.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
+		return uint64(st.Nlink) //nolint:unconvert // Nlink is uint32 on some platforms
 	}
 	return 1
 }
