@@ -17,7 +17,7 @@ build: ## Build the skillrun binary into ./bin.
 
 .PHONY: test
 test: ## Run the full test suite with the race detector (what CI runs).
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 .PHONY: check
 check: ## gofmt, vet, golangci-lint, go mod tidy, deps test, cross-builds; fails on any diff.

@@ -100,6 +100,25 @@ const (
 // The tools open workspace on each call, so they hold no open file between
 // calls. CoreTools returns an error if workspace is not a directory.
 func CoreTools(workspace string, granted capabilities.Set, protected ...string) ([]Tool, error) {
+	return coreTools(workspace, granted, protected)
+}
+
+// The names of the tools [CoreTools] returns.
+const (
+	toolRead   = "workspace_read"
+	toolWrite  = "workspace_write"
+	toolList   = "workspace_list"
+	toolSearch = "workspace_search"
+)
+
+var workspaceToolNames = []string{toolRead, toolWrite, toolList, toolSearch}
+
+// IsWorkspaceTool reports whether name is one of the tools [CoreTools]
+// returns. Such a tool acts with the grant it was built over, so package
+// runtime serves a script its own and never lends it a caller's.
+func IsWorkspaceTool(name string) bool { return slices.Contains(workspaceToolNames, name) }
+
+func coreTools(workspace string, granted capabilities.Set, protected []string) ([]Tool, error) {
 	fi, err := os.Stat(workspace)
 	if err != nil {
 		return nil, fmt.Errorf("host: workspace: %w", err)
@@ -112,10 +131,10 @@ func CoreTools(workspace string, granted capabilities.Set, protected ...string) 
 		return ToolDef{Name: name, Description: desc, InputSchema: json.RawMessage(schema), Source: SourceCore, Parallel: parallel}
 	}
 	return []Tool{
-		&coreTool{def("workspace_read", "Read a text file in the workspace (at most 1 MiB; a longer file is truncated).", workspaceReadSchema, true), ws.read},
-		&coreTool{def("workspace_write", "Write a file in the workspace, replacing it if it exists (at most 1 MiB).", workspaceWriteSchema, false), ws.write},
-		&coreTool{def("workspace_list", "List the entries of a directory in the workspace: one per line, directories ending in \"/\".", workspaceListSchema, true), ws.list},
-		&coreTool{def("workspace_search", "Search the lines of the files in the workspace for a regular expression; returns path:line: text for each match.", workspaceSearchSchema, true), ws.search},
+		&coreTool{def(toolRead, "Read a text file in the workspace (at most 1 MiB; a longer file is truncated).", workspaceReadSchema, true), ws.read},
+		&coreTool{def(toolWrite, "Write a file in the workspace, replacing it if it exists (at most 1 MiB).", workspaceWriteSchema, false), ws.write},
+		&coreTool{def(toolList, "List the entries of a directory in the workspace: one per line, directories ending in \"/\".", workspaceListSchema, true), ws.list},
+		&coreTool{def(toolSearch, "Search the lines of the files in the workspace for a regular expression; returns path:line: text for each match.", workspaceSearchSchema, true), ws.search},
 	}, nil
 }
 

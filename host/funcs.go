@@ -235,7 +235,9 @@ func (e *Env) output(ctx context.Context, req []byte) (any, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.written+int64(len(req)) > limit {
+	// The result also spends from the run's output budget (OutputBudget),
+	// shared with stdout, stderr and log: all guest bytes count once.
+	if e.written+int64(len(req)) > limit || !spend(ctx, len(req)) {
 		e.audit(ctx, "limit", "output", capabilities.Deny, fmt.Sprintf("output limit %d bytes", limit))
 		return nil, abi.Errorf(abi.CodeTooLarge, "output: the output limit of %d bytes would be passed (%d written, %d more asked)", limit, e.written, len(req))
 	}

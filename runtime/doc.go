@@ -69,12 +69,18 @@
 //     it; a read-only mount refuses every change with EROFS. The rest of
 //     the module's "/" is a read-only directory holding the mount points,
 //     so any other path does not exist (ENOENT). A run holds at most 1024
-//     open files, since each is a host file descriptor.
+//     open files, since each is a host file descriptor, and all runs of a
+//     Runtime at most [Options.MaxOpenFiles].
 //   - Memory: each run's linear memory is allocated by this package and
 //     capped at [RunConfig.Memory]; a grow past it fails inside the module
 //     and fails the run. [Result.PeakMemory] reports the most it used.
-//     (wazero's compiler also keeps a native call stack per run, outside
-//     this cap, which stops a runaway recursion at about 50 MB.)
+//     wazero's compiler also keeps a native call stack per run, outside
+//     this cap and not configurable: a runaway recursion traps (stack
+//     overflow) once the stack passes 50 MB, but the stack doubles as it
+//     grows, so the last growth takes about 100 MB, 150 MB while it is
+//     copied. It is Go heap, freed when the run ends. Size a server for
+//     it: N deep recursions at once can take N × 150 MB beyond their
+//     memory limits. (The interpreter engine caps calls at 2,000 frames.)
 //   - Time: [RunConfig.Timeout] stops a module wherever it is: in a busy
 //     loop (wazero checks the deadline in compiled code), in a sleep or
 //     blocked reading stdin (both wake up when the run ends). So does

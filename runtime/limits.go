@@ -292,10 +292,44 @@ func sleeper(ctx context.Context) func(ns int64) {
 // of a Unix process, so a program that works natively fits.
 const maxOpenFiles = 1024
 
-// openFiles counts the files a run holds open in its mounts.
+// openFiles counts open files against a cap: a run's own count (at most
+// maxOpenFiles) has the Runtime's (at most Options.MaxOpenFiles, for all
+// its runs) as parent, so a file takes a slot in both. Without the
+// Runtime's cap, 200 runs of 1,024 files each would use up the process's
+// descriptors and fail every other open, other runs' included.
 type openFiles struct {
-	mu sync.Mutex
-	n  int
+	mu     sync.Mutex
+	n, max int
+	parent *openFiles // nil for the Runtime's count
+	what   string     // the cap, for the audit: "per run"
+}
+
+// acquire takes a slot in o and its parents; it returns the count that
+// was full (taking nothing), or nil.
+func (o *openFiles) acquire() *openFiles {
+	o.mu.Lock()
+	if o.n >= o.max {
+		o.mu.Unlock()
+		return o
+	}
+	o.n++
+	o.mu.Unlock()
+	if o.parent != nil {
+		if full := o.parent.acquire(); full != nil {
+			o.mu.Lock()
+			o.n--
+			o.mu.Unlock()
+			return full
+		}
+	}
+	return nil
+}
+
+// count returns the slots in use.
+func (o *openFiles) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n
 }
 
 // countedFS is a mount of a run that counts open files against
@@ -306,18 +340,14 @@ type openFiles struct {
 type countedFS struct {
 	experimentalsys.FS
 	open  *openFiles
-	audit func(op, path string) // records a refusal
+	audit func(op, path string, full *openFiles) // records a refusal
 }
 
 func (c *countedFS) OpenFile(path string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
-	c.open.mu.Lock()
-	if c.open.n >= maxOpenFiles {
-		c.open.mu.Unlock()
-		c.audit("open", path)
+	if full := c.open.acquire(); full != nil {
+		c.audit("open", path, full)
 		return nil, experimentalsys.EAGAIN
 	}
-	c.open.n++
-	c.open.mu.Unlock()
 
 	f, errno := c.FS.OpenFile(path, flag, perm)
 	if errno != 0 {
@@ -331,6 +361,9 @@ func (o *openFiles) release() {
 	o.mu.Lock()
 	o.n--
 	o.mu.Unlock()
+	if o.parent != nil {
+		o.parent.release()
+	}
 }
 
 // countedFile gives its slot back when closed. wazero closes every file a

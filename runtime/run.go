@@ -222,7 +222,7 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 
 	out := &outputLimit{limit: c.Output, cancel: cancel}
 	runCtx = withHostCall(runCtx, c.Host, out) // log and output count against out too
-	modCfg, closeMounts, err := moduleConfig(runCtx, &c, out)
+	modCfg, closeMounts, err := moduleConfig(runCtx, &c, out, &m.r.openFiles)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -335,7 +335,7 @@ func size(n uint64) string {
 
 // moduleConfig builds the wazero module config of a run: argv, env,
 // stdio, clocks and mounts. The returned func closes the mounts.
-func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit) (wazero.ModuleConfig, func(), error) {
+func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *openFiles) (wazero.ModuleConfig, func(), error) {
 	modCfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous, so runs of one module can overlap
 		WithStartFunctions().
@@ -365,7 +365,7 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit) (wazero.M
 			WithRandSource(rand.Reader)
 	}
 
-	fsCfg, closeMounts, err := mounts(c)
+	fsCfg, closeMounts, err := mounts(c, shared)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -375,7 +375,7 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit) (wazero.M
 // mounts opens every mount of c as a rootFS and returns the FS config and
 // a func that closes them. Unless a mount covers "/", the module also gets
 // a guestRoot there.
-func mounts(c *RunConfig) (wazero.FSConfig, func(), error) {
+func mounts(c *RunConfig, shared *openFiles) (wazero.FSConfig, func(), error) {
 	audit := c.Audit
 	if audit == nil {
 		audit = func(kind, value, decision, reason string) {}
@@ -393,7 +393,7 @@ func mounts(c *RunConfig) (wazero.FSConfig, func(), error) {
 	}
 
 	fsCfg := wazero.NewFSConfig()
-	open := &openFiles{}
+	open := &openFiles{max: maxOpenFiles, parent: shared, what: "per run"}
 	root := newGuestRoot(func(op, p string, errno experimentalsys.Errno) {
 		audit("fs."+op, path.Join("/", p), "deny", errno.Error()+" (outside every mount)")
 	})
@@ -428,8 +428,8 @@ func mounts(c *RunConfig) (wazero.FSConfig, func(), error) {
 			mode = "read-write"
 		}
 		audit("mount", guest, "allow", mode)
-		counted := &countedFS{FS: fs, open: open, audit: func(op, p string) {
-			audit("fs."+op, path.Join(guest, p), "deny", fmt.Sprintf("too many open files (at most %d per run)", maxOpenFiles))
+		counted := &countedFS{FS: fs, open: open, audit: func(op, p string, full *openFiles) {
+			audit("fs."+op, path.Join(guest, p), "deny", fmt.Sprintf("too many open files (at most %d %s)", full.max, full.what))
 		}}
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(counted, guest)
 	}

@@ -53,6 +53,13 @@ type Options struct {
 	// caller's and not counted.
 	MaxCompiledBytes int64
 
+	// MaxOpenFiles bounds the files all runs of the Runtime hold open in
+	// their mounts at once (each run also holds at most 1024). Past it an
+	// open fails with EAGAIN and an audit event saying why. 0 means half
+	// the process's limit (RLIMIT_NOFILE) where there is one, at most
+	// 65536 and at least 256 (8192 elsewhere).
+	MaxOpenFiles int
+
 	// MaxCompiles bounds the modules compiling at once (each uses up to
 	// GOMAXPROCS threads). 0 means [DefaultMaxCompiles].
 	MaxCompiles int
@@ -125,6 +132,9 @@ type Runtime struct {
 
 	interpreters InterpreterFunc // Options.Interpreters
 
+	// openFiles counts the files all runs hold open (Options.MaxOpenFiles).
+	openFiles openFiles
+
 	// cacheDir is the disk cache's folder ("" without one); no script
 	// may write into it (RunConfig.Protected, script.go).
 	cacheDir string
@@ -163,6 +173,7 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		compileSlots:   make(chan struct{}, cmp.Or(opts.MaxCompiles, DefaultMaxCompiles)),
 		compileTimeout: cmp.Or(opts.CompileTimeout, DefaultCompileTimeout),
 		maxCacheBytes:  cmp.Or(opts.MaxCacheBytes, DefaultMaxCacheBytes),
+		openFiles:      openFiles{max: cmp.Or(opts.MaxOpenFiles, defaultMaxOpenFiles()), what: "for all runs"},
 	}
 	r.scripts.max = cmp.Or(opts.MaxCompiledBytes, DefaultMaxCompiledBytes)
 	if !opts.NoCache {

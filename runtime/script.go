@@ -52,12 +52,16 @@ type ScriptRun struct {
 	// bytes reach the guest as a JSON string); nil means null.
 	Input []byte
 	// Output receives the bytes the script writes with the output host
-	// function; nil means Stdout. They count against the output limit
-	// separately from stdout and stderr.
+	// function; nil means Stdout. They count against the run's one output
+	// limit, with stdout, stderr and log lines.
 	Output io.Writer
 	// Logger receives the script's log lines (nil: dropped).
 	Logger *slog.Logger
-	// Tools serves tool_call (nil: "unavailable").
+	// Tools serves tool_call (nil: no tools but the workspace ones). The
+	// workspace tools ([host.IsWorkspaceTool]) never come from Tools:
+	// every run gets its own, built over Workspace and the run's
+	// effective grant, with the protected folders kept unchangeable,
+	// because a caller's act with the caller's wider grant.
 	Tools host.ToolCaller
 	// Skills serves skills_search, skill_activate and skill_run (nil:
 	// "unavailable"). skill_read of the script's own skill needs no index.
@@ -127,6 +131,9 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 	}
 	eff := capabilities.Effective(declared, sr.Granted)
 	protected := r.protectedDirs(skillDir, sr)
+	own := *sr // the run's own tools, over its own grant (runtools.go)
+	own.Tools = runTools(sr.Workspace, eff, sr.Tools, protected)
+	sr = &own
 	mounts, err := mountsFor(eff, skillDir, sr.Workspace, protected)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
@@ -163,12 +170,20 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 }
 
 // protectedDirs are the folders a script run may never change: the ones
-// sr names, the skill's own folder, the default interpreters folder and
-// the Runtime's compile cache. Each is code some later run executes, so
-// writing it would let one script run its code as another (with that
-// one's grants). runSourceScript adds the interpreter it uses.
+// sr names, the skill's own folder and [Runtime.ProtectedDirs].
+// runSourceScript adds the interpreter it uses.
 func (r *Runtime) protectedDirs(skillDir string, sr *ScriptRun) []string {
-	dirs := append(append([]string{}, sr.Protected...), skillDir)
+	return r.ProtectedDirs(append(append([]string{}, sr.Protected...), skillDir)...)
+}
+
+// ProtectedDirs returns extra followed by the folders of r that no script
+// or tool may change: the default interpreters folder and the compile
+// cache. Each holds code some later run executes, so writing it would let
+// one script run its code as another, with that one's grants. (Skill
+// folders, any folder holding a SKILL.md, are protected without being
+// named.) Pass them to [host.CoreTools] for the tools a model calls.
+func (r *Runtime) ProtectedDirs(extra ...string) []string {
+	dirs := append([]string{}, extra...)
 	if d, err := interp.DefaultDir(); err == nil {
 		dirs = append(dirs, d)
 	}

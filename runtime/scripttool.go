@@ -52,10 +52,10 @@ type ToolOptions struct {
 	Workspace string
 	// Tools, Skills and MCP serve the guest's tool_call, skills_* and
 	// skill_run, and mcp_call; nil leaves the function unavailable.
-	// Tools serves only namespaced tools (MCP tools, say): the core
-	// workspace tools a script calls are always rebuilt over Workspace
-	// and the run's own effective grant (see [ScriptRun.Tools]), never
-	// taken from Tools, whose core tools act with another grant.
+	// Tools serves every tool but the workspace ones, which are always
+	// rebuilt over Workspace and the run's own effective grant (see
+	// [ScriptRun.Tools]), never taken from Tools, whose act with another
+	// grant.
 	Tools  host.ToolCaller
 	Skills host.SkillIndex
 	MCP    host.MCPCaller
@@ -161,10 +161,11 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		Auditor:   t.opts.Auditor,
 		Input:     input,
 		Stdin:     bytes.NewReader(input),
-		Tools:     runTools(t.opts.Workspace, capabilities.Effective(declared, granted), t.opts.Tools),
-		Skills:    t.opts.Skills,
-		MCP:       t.opts.MCP,
-		Depth:     host.CallerFrom(ctx).Depth,
+		Tools:     t.opts.Tools, // RunScript builds the workspace tools
+
+		Skills: t.opts.Skills,
+		MCP:    t.opts.MCP,
+		Depth:  host.CallerFrom(ctx).Depth,
 	}
 	if t.argv {
 		sr.Args, sr.Stdin = commandLine(input)

@@ -28,7 +28,7 @@ type SkillIndex struct {
 	// Auditor receives the capability events of those runs (nil: none).
 	Auditor capabilities.Auditor
 	// Tools and MCP serve the tool_call and mcp_call of those runs; Tools
-	// only for namespaced tools, as [ToolOptions.Tools].
+	// every tool but the workspace ones, as [ToolOptions.Tools].
 	Tools host.ToolCaller
 	MCP   host.MCPCaller
 
@@ -123,7 +123,7 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 	if err != nil {
 		return nil, err
 	}
-	sc, declared, err := Declared(s, script)
+	sc, _, err := Declared(s, script)
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeNotFound, "skill_run: %v", err)
 	}
@@ -137,7 +137,7 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 		Auditor:   x.Auditor,
 		Input:     input,
 		Stdin:     strings.NewReader(string(input)),
-		Tools:     runTools(x.Workspace, capabilities.Effective(declared, granted), x.Tools),
+		Tools:     x.Tools, // RunScript builds the workspace tools
 		Skills:    x,
 		MCP:       x.MCP,
 		Depth:     depth,

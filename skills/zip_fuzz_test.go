@@ -36,9 +36,7 @@ func FuzzLoadZip(f *testing.F) {
 		{{name: "SKILL.md", body: skill}},
 		{{name: "SKILL.md", body: skill, flags: zfDeflate}, {name: "scripts/", flags: zfDir}, {name: "scripts/run.py", body: []byte("print(1)\n"), flags: zfExec}},
 		{{name: "pdf/SKILL.md", body: skill}, {name: "__MACOSX/._x", body: []byte("x")}},
-		// Not seeded while it fails (issue 11, "also noticed": entries
-		// that differ only in case are accepted):
-		// {{name: "SKILL.md", body: skill}, {name: "skill.md", body: skill}},
+		{{name: "SKILL.md", body: skill}, {name: "skill.md", body: skill}}, // differ only in case
 		{{name: "SKILL.md", body: skill}, {name: "../evil", body: []byte("x")}},
 		{{name: "SKILL.md", body: skill}, {name: "link", body: []byte("/etc/passwd"), flags: zfSymlink}},
 		{{name: "SKILL.md", body: skill}, {name: "big", body: bytes.Repeat([]byte("a"), 3000), flags: zfDeflate | zfLieSize}},

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
-	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/skillname"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/runtime"
@@ -221,7 +220,6 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		Auditor:   auditor,
 		Input:     input,
 		Logger:    guestLogger(stderr),
-		Tools:     coreTools(f.workspace, capabilities.Effective(declared, granted)),
 	}
 	if f.mcpConfig != "" {
 		bridge, err := startBridge(ctx, f.mcpConfig, stderr)
@@ -334,22 +332,6 @@ func grantedFor(p *capabilities.Policy, s *skills.Skill, warn io.Writer) capabil
 		fmt.Fprintf(warn, "skillrun: error: %s\n", termsafe.String(err.Error()))
 	}
 	return g
-}
-
-// coreTools returns the core workspace tools under the script's effective
-// grant, for tool_call (nil if the workspace is not a folder).
-func coreTools(workspace string, eff capabilities.Set) host.ToolCaller {
-	tools, err := host.CoreTools(workspace, eff)
-	if err != nil {
-		return nil
-	}
-	reg := host.NewRegistry()
-	for _, t := range tools {
-		if err := reg.Add(t); err != nil {
-			return nil
-		}
-	}
-	return reg
 }
 
 // guestLogger writes the script's log lines to stderr, without a time.

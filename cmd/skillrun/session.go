@@ -146,7 +146,15 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
 		return usageErr("--workspace %s: not a folder", f.run.workspace)
 	}
-	core, err := host.CoreTools(f.run.workspace, coreGrant(&f.run))
+	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)})
+	if err != nil {
+		return &exitError{code: exitSandbox, err: err}
+	}
+	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+
+	// The model's core tools: the session's grant, the protected folders
+	// (and every skill folder) never changeable.
+	core, err := host.CoreTools(f.run.workspace, coreGrant(&f.run), rt.ProtectedDirs()...)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
@@ -183,12 +191,6 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	} else {
 		transcript = agent.NewTranscript(io.Discard)
 	}
-
-	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)})
-	if err != nil {
-		return &exitError{code: exitSandbox, err: err}
-	}
-	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
 
 	sess := &agent.Session{
 		Provider: prov, Agent: def, Model: f.model,

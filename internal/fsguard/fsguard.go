@@ -8,12 +8,14 @@
 //     special files (FIFOs, sockets, devices);
 //   - a [Guard] keeps protected folders (skill folders, the interpreters,
 //     the compile cache) unchangeable through a writable root that
-//     contains them.
+//     contains them, and every skill folder in the root too: any folder
+//     that holds a SKILL.md.
 package fsguard
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -100,7 +102,7 @@ type ProtectedError struct {
 }
 
 func (e *ProtectedError) Error() string {
-	return fmt.Sprintf("%s: in or above a protected folder (a skill, interpreter or compile-cache folder), which no script or tool may change", e.Path)
+	return fmt.Sprintf("%s: in or above a protected folder (a skill, interpreter or compile-cache folder), which no script or tool may change (%s)", e.Path, e.Dir)
 }
 
 // Is makes errors.Is match ErrProtected and fs.ErrPermission.
@@ -122,9 +124,18 @@ func (e *ProtectedError) Is(target error) bool {
 // run through another root) that renames symlinks inside the root while a
 // change is checked can race the check; a guest cannot create symlinks.
 //
+// Skill folders need no listing: every folder in the root that holds a
+// SKILL.md (or skill.md) is protected the same way when the change is
+// checked, so a script cannot rewrite another skill's module, wherever
+// that skill lies, and run its code later with that skill's grants. New
+// skill folders can be made: a folder becomes protected once its SKILL.md
+// is written (so write it last). A folder renamed is first searched for
+// skill folders ([MaxSearch] entries at most; a larger one is refused).
+//
 // A nil *Guard allows everything. A Guard is immutable and safe for
 // concurrent use.
 type Guard struct {
+	dir       string         // the root's host folder, for messages
 	dirs      []protectedDir // protected folders inside the root
 	ancestors []protectedDir // their ancestors inside the root, the root excluded
 	all       string         // if set, the root itself is in this protected folder
@@ -139,11 +150,12 @@ type protectedDir struct {
 const maxDepth = 4096
 
 // New returns the Guard of root, opened on the host folder dir, for the
-// protected host folders, or nil if none of them is in dir (nor dir in
-// one of them). A protected folder that does not exist is skipped.
+// protected host folders and the skill folders in root. A protected folder
+// that does not exist, or is not in dir, is skipped.
 func New(root *os.Root, dir string, protected []string) (*Guard, error) {
+	g := &Guard{dir: dir}
 	if len(protected) == 0 {
-		return nil, nil
+		return g, nil
 	}
 	rootInfo, err := root.Stat(".")
 	if err != nil {
@@ -153,7 +165,6 @@ func New(root *os.Root, dir string, protected []string) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Guard{}
 	for _, p := range protected {
 		info, err := os.Stat(p)
 		if err != nil || !info.IsDir() {
@@ -178,9 +189,6 @@ func New(root *os.Root, dir string, protected []string) (*Guard, error) {
 		for _, a := range ancestors {
 			g.ancestors = append(g.ancestors, protectedDir{info: a, host: p})
 		}
-	}
-	if len(g.dirs) == 0 {
-		return nil, nil
 	}
 	return g, nil
 }
@@ -216,9 +224,6 @@ func ancestorsBelow(p string, root fs.FileInfo) (ancestors []fs.FileInfo, inside
 	return nil, false
 }
 
-// Protects reports whether g protects anything (a nil Guard does not).
-func (g *Guard) Protects() bool { return g != nil }
-
 // Check checks a change to name (relative to root, which must be the root
 // the Guard was made for) and returns the path to make it through: name
 // with its symlinks resolved inside root, so the change lands on what was
@@ -235,6 +240,9 @@ func (g *Guard) Check(root *os.Root, name string, follow bool) (string, error) {
 		return "", &ProtectedError{Path: name, Dir: g.all}
 	}
 	canon, err := resolve(root, name, follow)
+	if errors.Is(err, errEscapes) { // as os.Root reports it
+		return "", &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -249,9 +257,13 @@ func (g *Guard) Check(root *os.Root, name string, follow bool) (string, error) {
 		if host, ok := g.protected(fi); ok {
 			return "", &ProtectedError{Path: name, Dir: host}
 		}
+		if isSkillFolder(root, dir) {
+			return "", &ProtectedError{Path: name, Dir: g.host(dir)}
+		}
 		dir = path.Join(dir, parts[i])
 	}
-	// The target itself: a protected folder or one of its ancestors.
+	// The target itself: a protected folder or one of its ancestors, a
+	// skill folder or a folder holding one.
 	if fi, err := root.Lstat(canon); err == nil && fi.IsDir() {
 		if host, ok := g.protected(fi); ok {
 			return "", &ProtectedError{Path: name, Dir: host}
@@ -259,8 +271,72 @@ func (g *Guard) Check(root *os.Root, name string, follow bool) (string, error) {
 		if host, ok := match(fi, g.ancestors); ok {
 			return "", &ProtectedError{Path: name, Dir: host}
 		}
+		if skill, err := findSkillFolder(root, canon); err != nil {
+			return "", err
+		} else if skill != "" {
+			return "", &ProtectedError{Path: name, Dir: g.host(skill)}
+		}
 	}
 	return canon, nil
+}
+
+// host names the folder p of the root on the host, for messages.
+func (g *Guard) host(p string) string { return filepath.Join(g.dir, filepath.FromSlash(p)) }
+
+// skillFileNames are the names of a skill's SKILL.md the loader accepts
+// (package skills).
+var skillFileNames = []string{"SKILL.md", "skill.md"}
+
+// isSkillFolder reports whether the folder dir of root holds a SKILL.md
+// (of any type: a link named SKILL.md marks a skill folder too).
+func isSkillFolder(root *os.Root, dir string) bool {
+	for _, n := range skillFileNames {
+		if _, err := root.Lstat(filepath.FromSlash(path.Join(dir, n))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxSearch bounds the entries a Guard reads to find skill folders in a
+// folder about to be renamed or removed.
+const MaxSearch = 10_000
+
+// ErrTooLarge is the error of a change to a folder too large to search
+// for skill folders. It wraps [fs.ErrPermission].
+var ErrTooLarge = fmt.Errorf("folder has more than %d entries to search for skill folders, so it cannot be renamed or removed: %w", MaxSearch, fs.ErrPermission)
+
+// findSkillFolder returns the first skill folder at or below dir, or "".
+// Symlinks are not followed (they lead to folders found elsewhere).
+func findSkillFolder(root *os.Root, dir string) (string, error) {
+	todo := []string{dir}
+	seen := 0
+	for len(todo) > 0 {
+		d := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if isSkillFolder(root, d) {
+			return d, nil
+		}
+		f, err := root.Open(filepath.FromSlash(d))
+		if err != nil {
+			return "", err
+		}
+		entries, err := f.ReadDir(MaxSearch + 1 - seen)
+		f.Close()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		seen += len(entries)
+		if seen > MaxSearch {
+			return "", &fs.PathError{Op: "rename", Path: dir, Err: ErrTooLarge}
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				todo = append(todo, path.Join(d, e.Name()))
+			}
+		}
+	}
+	return "", nil
 }
 
 func (g *Guard) protected(fi fs.FileInfo) (string, bool) { return match(fi, g.dirs) }

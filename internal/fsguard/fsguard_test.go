@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -84,16 +85,115 @@ func TestGuardCheck(t *testing.T) {
 	}
 }
 
-func TestGuardNil(t *testing.T) {
+// TestGuardNothingListed: with no protected folder in the root, a Guard
+// still refuses changes to skill folders but allows everything else, and a
+// nil Guard allows everything.
+func TestGuardNothingListed(t *testing.T) {
 	dir, _, root := fixture(t)
 	for _, protected := range [][]string{nil, {t.TempDir()}, {filepath.Join(dir, "nope")}} {
 		g, err := New(root, dir, protected)
-		if err != nil || g != nil {
-			t.Errorf("New(%v) = %v, %v; want nil (nothing to protect here)", protected, g, err)
+		if err != nil || g == nil {
+			t.Fatalf("New(%v) = %v, %v; want a guard", protected, g, err)
 		}
-		if got, err := g.Check(root, "alias/mod.wasm", true); got != "alias/mod.wasm" || err != nil {
-			t.Errorf("nil guard Check = %q, %v", got, err)
+		if got, err := g.Check(root, "alias/mod.wasm", true); got != "p/q/skill/mod.wasm" || err != nil {
+			t.Errorf("New(%v): Check = %q, %v; want the resolved path", protected, got, err)
 		}
+	}
+	var g *Guard
+	if got, err := g.Check(root, "alias/mod.wasm", true); got != "alias/mod.wasm" || err != nil {
+		t.Errorf("nil guard Check = %q, %v", got, err)
+	}
+}
+
+// TestGuardSkillFolders: any folder holding a SKILL.md (or skill.md) is
+// protected without being listed: nothing in it may change, and neither it
+// nor a folder holding it may be renamed; folders beside it stay free, and
+// a new skill folder can be written until its SKILL.md exists (issue 11,
+// finding 4: one skill rewriting another's module).
+func TestGuardSkillFolders(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"skills/victim/SKILL.md", "skills/victim/scripts/run.wasm", "skills/lower/skill.md", "skills/deep/a/b/c/SKILL.md", "free/x.txt", "new/scripts/run.wasm"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("skills/victim", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	g, err := New(root, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		follow  bool
+		refused bool
+	}{
+		{"skills/victim/scripts/run.wasm", true, true},
+		{"skills/victim/SKILL.md", true, true},
+		{"skills/victim/new.txt", false, true},
+		{"alias/scripts/run.wasm", true, true},
+		{"skills/victim", false, true}, // renaming the skill folder
+		{"skills", false, true},        // or a folder holding one
+		{"skills/deep/a", false, true}, // however deep it lies
+		{"skills/lower/scripts/x", false, true},
+		{"skills/other.txt", false, false},
+		{"free/x.txt", true, false},
+		{"free", false, false},
+		{"new/scripts/run.wasm", true, false}, // no SKILL.md yet
+		{"new/SKILL.md", false, false},
+	}
+	for _, tt := range tests {
+		_, err := g.Check(root, tt.name, tt.follow)
+		if refused := errors.Is(err, ErrProtected); refused != tt.refused || (!tt.refused && err != nil) {
+			t.Errorf("Check(%q) = %v; want refused=%v", tt.name, err, tt.refused)
+		}
+	}
+	var pe *ProtectedError
+	if _, err := g.Check(root, "skills/victim/scripts/run.wasm", true); !errors.As(err, &pe) || pe.Dir != filepath.Join(dir, "skills", "victim") {
+		t.Errorf("the refusal names %+v; want the skill folder %s", pe, filepath.Join(dir, "skills", "victim"))
+	}
+}
+
+// TestGuardSearchBound: a folder too large to search for skill folders
+// cannot be renamed (fail closed), one within the bound can.
+func TestGuardSearchBound(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"big", "small"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range MaxSearch + 1 {
+		f, err := os.Create(filepath.Join(dir, "big", strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	g, err := New(root, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Check(root, "big", false); !errors.Is(err, ErrTooLarge) || !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("renaming a folder of %d entries: %v; want ErrTooLarge", MaxSearch+1, err)
+	}
+	if _, err := g.Check(root, "small", false); err != nil {
+		t.Errorf("renaming a small folder: %v", err)
 	}
 }
 

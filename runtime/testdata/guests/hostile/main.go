@@ -143,7 +143,7 @@ func main() {
 		}
 	case "recurse":
 		fmt.Println(recurse(0))
-	case "openfiles": // openfiles N FILE: open FILE N times, keeping every file open
+	case "openfiles": // openfiles N FILE [hold]: open FILE N times, keeping every file open (with hold: until stdin ends)
 		n, _ := strconv.Atoi(args[0])
 		var files []*os.File
 		for len(files) < n {
@@ -155,6 +155,9 @@ func main() {
 			files = append(files, f)
 		}
 		fmt.Printf("opened %d\n", len(files))
+		if len(args) > 2 && args[2] == "hold" {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", mode)
 		os.Exit(2)
