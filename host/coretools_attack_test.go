@@ -183,6 +183,18 @@ func TestAttackCoreToolsProtectedSkill(t *testing.T) {
 	if res := coreCall(t, ctx, tools, "workspace_write", `{"path":".agents/notes.txt","content":"fine"}`); res.IsError {
 		t.Errorf("workspace_write .agents/notes.txt = %+v", res)
 	}
+	// Unlisted, b is still a skill folder (it holds a SKILL.md): the
+	// model's tools of a session, which list no skill, refuse it too.
+	unlisted, err := CoreTools(ws, allGrant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".agents/skills/b/scripts/b.wasm", "alias/b.wasm", ".agents/skills/b/SKILL.md"} {
+		res := coreCall(t, ctx, unlisted, "workspace_write", `{"path":"`+p+`","content":"evil"}`)
+		if !res.IsError || !strings.Contains(res.Content, "protected folder") {
+			t.Errorf("unlisted: workspace_write %s: %+v; want a refusal naming the protected folder", p, res)
+		}
+	}
 }
 
 // TestAttackCoreToolsFIFO: a FIFO in the workspace must not hang
