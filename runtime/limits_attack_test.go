@@ -257,15 +257,7 @@ func (w *lineSignal) Write(p []byte) (int, error) {
 func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 	const cap, runs, each = 300, 3, 200
 	ctx := context.Background()
-	r, err := New(ctx, &Options{CacheDir: filepath.Join(testDir, "cache-interpreter=false"), MaxOpenFiles: cap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
-	m, err := r.Compile(ctx, guestWasm(t, "hostile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, m := ownRuntime(t, Options{MaxOpenFiles: cap})
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -30,17 +29,7 @@ func TestLoad(t *testing.T) {
 	}
 	const parallel = 32
 	ctx := context.Background()
-	// Its own Runtime (other tests' runs would blur the counts), sharing
-	// the compile cache of the other tests' compiler Runtime.
-	r, err := New(ctx, &Options{CacheDir: filepath.Join(testDir, "cache-interpreter=false")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
-	hostile, err := r.Compile(ctx, guestWasm(t, "hostile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, hostile := ownRuntime(t, Options{})
 	trap, err := r.Compile(ctx, modUnreachable())
 	if err != nil {
 		t.Fatal(err)

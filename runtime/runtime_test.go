@@ -137,6 +137,26 @@ func forEachEngine(t *testing.T, f func(t *testing.T, e *testEnv)) {
 	}
 }
 
+// ownRuntime returns a Runtime of the compiler engine for one test (other
+// tests' runs would blur its counts), sharing the compile cache of the
+// shared one, and the hostile guest compiled by it. o may set options;
+// its CacheDir is replaced.
+func ownRuntime(t *testing.T, o Options) (*Runtime, *CompiledModule) {
+	t.Helper()
+	ctx := context.Background()
+	o.CacheDir = filepath.Join(testDir, "cache-interpreter=false")
+	r, err := New(ctx, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close(ctx) })
+	m, err := r.Compile(ctx, guestWasm(t, "hostile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, m
+}
+
 // testEnv is the shared Runtime of one engine and the hostile guest
 // compiled by it.
 type testEnv struct {

@@ -96,11 +96,7 @@ func TestMCPIdentityHotReload(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(ctx, t, clientIn, clientOut)
 	defer cs.Close()
 	probe := func() string {
 		t.Helper()

@@ -17,6 +17,19 @@ import (
 )
 
 // mcpSkill writes a skill with one instruction file into a temp dir.
+// connectStdio connects the official SDK's client to a skillrun mcp
+// served over the pipes (the client reads in, writes out); the caller
+// closes the session.
+func connectStdio(ctx context.Context, t *testing.T, in io.ReadCloser, out io.WriteCloser) *mcpsdk.ClientSession {
+	t.Helper()
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: in, Writer: out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 func mcpSkill(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "skills", "notes")
@@ -58,11 +71,7 @@ func TestMCPStdio(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(ctx, t, clientIn, clientOut)
 
 	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "skills_catalog"})
 	if err != nil || res.IsError || !strings.Contains(textOf(res), "<name>\nnotes\n</name>") {
@@ -225,11 +234,7 @@ func TestMCPBridgeConfig(t *testing.T) {
 		run([]string{"mcp", "--mcp-config", cfg, outer}, serverIn, serverOut, io.Discard)
 		serverOut.Close()
 	}()
-	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(ctx, t, clientIn, clientOut)
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "mcp__inner__skill_activate", Arguments: map[string]any{"name": "notes"}})
 	if err != nil || res.IsError || !strings.Contains(textOf(res), "Read references/how.md.") {
@@ -282,11 +287,7 @@ func TestMCPScriptsCompose(t *testing.T) {
 			defer clientOut.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
-			cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cs := connectStdio(ctx, t, clientIn, clientOut)
 			defer cs.Close()
 			res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "self__hostcall", Arguments: map[string]any{"mode": "recurse"}})
 			if err != nil {

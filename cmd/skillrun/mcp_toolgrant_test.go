@@ -57,11 +57,7 @@ func TestMCPToolCallUsesScriptGrant(t *testing.T) {
 	defer clientOut.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil).
-		Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(ctx, t, clientIn, clientOut)
 	defer cs.Close()
 	call := func(tool string, input map[string]any) (string, bool) {
 		t.Helper()
