@@ -212,7 +212,8 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		return usageErr("%v", err)
 	}
 	if res.Outcome == agent.OutcomeCompleted && res.Text != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), res.Text) // the answer; an unfinished session's last words are in the transcript
+		// An unfinished session's last words are in the transcript.
+		printAnswer(cmd.OutOrStdout(), res.Text, isTerminal(cmd.OutOrStdout()))
 	}
 	if err := transcript.Err(); err != nil {
 		fmt.Fprintf(stderr, "skillrun: writing the transcript %s: %v\n", transcriptName, pathErrCause(err))
@@ -413,7 +414,11 @@ func (v *liveView) show(e agent.Event) {
 		}
 		fmt.Fprintf(v.w, ", agent %s, %d skills, %d tools offered; transcript %s\n", n(e.Agent), len(e.Skills), len(e.Tools), termsafe.String(v.transcript))
 	case agent.EventModelTurn:
-		fmt.Fprintf(v.w, "[turn %d] %s (%d in, %d out tokens)\n", e.Turn, n(string(e.StopReason)), e.Usage.InputTokens, e.Usage.OutputTokens)
+		var u agent.Usage // an event without one shows zeros, never panics
+		if e.Usage != nil {
+			u = *e.Usage
+		}
+		fmt.Fprintf(v.w, "[turn %d] %s (%d in, %d out tokens)\n", e.Turn, n(string(e.StopReason)), u.InputTokens, u.OutputTokens)
 		if t := strings.TrimSpace(e.Text); t != "" {
 			fmt.Fprintf(v.w, "  %s\n", oneLine(t, 200))
 		}
@@ -437,7 +442,10 @@ func (v *liveView) show(e agent.Event) {
 		}
 		fmt.Fprintf(v.w, "  + tools %s (via %s)\n", strings.Join(tools, ", "), n(e.Via))
 	case agent.EventSessionEnd:
-		t := e.Totals
+		var t agent.Totals
+		if e.Totals != nil {
+			t = *e.Totals
+		}
 		fmt.Fprintf(v.w, "session %s: %d turns, %d tool calls (%d failed), %d tokens in, %d out, %s\n",
 			n(string(e.Outcome)), t.Turns, t.ToolCalls, t.ToolErrors, t.Usage.InputTokens+t.Usage.CacheReadTokens+t.Usage.CacheWriteTokens,
 			t.Usage.OutputTokens, (time.Duration(t.DurationMS) * time.Millisecond).String())
@@ -459,4 +467,14 @@ func oneLine(s string, n int) string {
 	}
 	s = strings.ReplaceAll(s, "\t", " ")
 	return agent.Truncate(termsafe.String(agent.Truncate(s, n)), n)
+}
+
+// printAnswer prints the model's answer. On a terminal it is the model's
+// words, not its escape codes (termsafe.Text); to a file or pipe it is
+// kept byte for byte, as the data it is.
+func printAnswer(w io.Writer, text string, tty bool) {
+	if tty {
+		text = termsafe.Text(text)
+	}
+	fmt.Fprintln(w, text)
 }

@@ -70,3 +70,32 @@ func TestTerminalAskerPrompt(t *testing.T) {
 		t.Errorf("the name is not bounded: %d bytes", len(lines[2]))
 	}
 }
+
+// TestAnswerOnTerminal: a hostile model's answer cannot clear the screen
+// or fake text on a terminal; to a pipe it is kept as it came.
+func TestAnswerOnTerminal(t *testing.T) {
+	const answer = "Done.\n\x1b[2J\x1b[Hall checks passed\u202e"
+	var b strings.Builder
+	printAnswer(&b, answer, true)
+	assertTerminalSafe(t, b.String())
+	if !strings.Contains(b.String(), `\x1b[2J`) || !strings.HasPrefix(b.String(), "Done.\n") {
+		t.Errorf("on a terminal: %q; want the escapes shown and the lines kept", b.String())
+	}
+	b.Reset()
+	printAnswer(&b, answer, false)
+	if b.String() != answer+"\n" {
+		t.Errorf("to a pipe: %q; want the answer unchanged", b.String())
+	}
+}
+
+// TestLiveViewPartialEvents: events without usage or totals (a provider
+// that reports none) are shown with zeros, never a panic.
+func TestLiveViewPartialEvents(t *testing.T) {
+	var b strings.Builder
+	v := &liveView{w: &b}
+	v.show(agent.Event{Type: agent.EventModelTurn, Turn: 1, StopReason: "end_turn"})
+	v.show(agent.Event{Type: agent.EventSessionEnd, Outcome: "completed"})
+	if !strings.Contains(b.String(), "[turn 1] end_turn (0 in, 0 out tokens)") || !strings.Contains(b.String(), "session completed: 0 turns") {
+		t.Errorf("live view: %q", b.String())
+	}
+}

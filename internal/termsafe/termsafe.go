@@ -48,6 +48,16 @@ func String(s string) string {
 	return b.String()
 }
 
+// Text is [String] for text of many lines, such as a model's answer: the
+// newlines are kept, everything else is escaped as String escapes it.
+func Text(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = String(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Quote returns s as a double-quoted Go string literal of at most max
 // runes of s (a longer s is cut and marked with "…" after the closing
 // quote), escaped as strconv.Quote escapes: every rune [String] escapes,

@@ -86,3 +86,14 @@ func FuzzString(f *testing.F) {
 		assertPrintable(t, Quote(s, 16))
 	})
 }
+
+func TestText(t *testing.T) {
+	in := "Done.\n\x1b[2J\x1b[Hrm -rf done\u202e\nlast line"
+	want := "Done.\n\\x1b[2J\\x1b[Hrm -rf done\\u202e\nlast line"
+	if got := Text(in); got != want {
+		t.Errorf("Text(%q) = %q; want %q", in, got, want)
+	}
+	if got := Text("a\nb\n"); got != "a\nb\n" {
+		t.Errorf("plain lines changed: %q", got)
+	}
+}
