@@ -21,7 +21,8 @@ import (
 // scripts, in a real subprocess with real exit codes.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"skillrun": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"skillrun":    func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"hostile-mcp": hostileMCPMain,
 	})
 }
 
