@@ -73,9 +73,7 @@ refuses requests whose Host or Origin is not that address.`,
 					return err
 				}
 				defer func() { _ = bridge.Close() }()
-				if err := bridge.Register(reg); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %v\n", err)
-				}
+				registerBridge(bridge, reg, cmd.ErrOrStderr(), "server") // a broken server or tool is left out, escaped
 			}
 			// Scripts reach the served skills (skill_run, each under its
 			// own grant) and the bridged servers (mcp_call), as their

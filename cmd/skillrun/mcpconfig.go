@@ -44,10 +44,11 @@ func startBridge(ctx context.Context, file string, stderr io.Writer) (*mcp.Bridg
 
 // registerBridge adds the bridge's tools to tools and returns what was
 // left out (a server that did not start or listed too many tools, a tool
-// whose name the registry refuses), each said on stderr. Why not fail: one
+// whose name the registry refuses), each said on stderr, escaped, as left
+// out of the session or server (of). Why not fail: one
 // broken server or tool in a repository's MCP config would otherwise keep
 // every session started there from starting.
-func registerBridge(b *mcp.Bridge, tools *host.Registry, stderr io.Writer) []agent.Skip {
+func registerBridge(b *mcp.Bridge, tools *host.Registry, stderr io.Writer, of string) []agent.Skip {
 	err := b.Register(tools)
 	if err == nil {
 		return nil
@@ -62,7 +63,7 @@ func registerBridge(b *mcp.Bridge, tools *host.Registry, stderr io.Writer) []age
 		if re, ok := errors.AsType[*mcp.RegisterError](e); ok {
 			name = re.Name()
 		}
-		fmt.Fprintf(stderr, "skillrun: left out of the session: %s\n", termsafe.String(agent.Truncate(e.Error(), 1024))) // names are the server's
+		fmt.Fprintf(stderr, "skillrun: left out of the %s: %s\n", of, termsafe.String(agent.Truncate(e.Error(), 1024))) // names are the server's
 		skipped = append(skipped, agent.Skip{Name: name, Reason: e.Error()})
 	}
 	return skipped

@@ -171,7 +171,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 			return err
 		}
 		defer func() { _ = bridge.Close() }()
-		skipped = registerBridge(bridge, tools, stderr) // a broken server or tool is left out, not fatal
+		skipped = registerBridge(bridge, tools, stderr, "session") // a broken server or tool is left out, not fatal
 		mcpCaller = bridge
 	}
 
