@@ -105,6 +105,22 @@ func TestGuardNothingListed(t *testing.T) {
 	}
 }
 
+// unlistedGuard opens dir as a root and returns it with its Guard, which
+// lists no protected folder.
+func unlistedGuard(t *testing.T, dir string) (*os.Root, *Guard) {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	g, err := New(root, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, g
+}
+
 // TestGuardSkillFolders: any folder holding a SKILL.md (or skill.md) is
 // protected without being listed: nothing in it may change, and neither it
 // nor a folder holding it may be renamed; folders beside it stay free, and
@@ -124,15 +140,7 @@ func TestGuardSkillFolders(t *testing.T) {
 	if err := os.Symlink("skills/victim", filepath.Join(dir, "alias")); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	g, err := New(root, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, g := unlistedGuard(t, dir)
 	tests := []struct {
 		name    string
 		follow  bool
@@ -180,15 +188,7 @@ func TestGuardSearchBound(t *testing.T) {
 		}
 		f.Close()
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	g, err := New(root, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, g := unlistedGuard(t, dir)
 	if _, err := g.Check(root, "big", false); !errors.Is(err, ErrTooLarge) || !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("renaming a folder of %d entries: %v; want ErrTooLarge", MaxSearch+1, err)
 	}
