@@ -134,12 +134,18 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 	own := *sr // the run's own tools, over its own grant (runtools.go)
 	own.Tools = runTools(sr.Workspace, eff, sr.Tools, protected)
 	sr = &own
-	mounts, err := mountsFor(eff, skillDir, sr.Workspace, protected)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", label, err)
+	// The mounts (and the folders of write grants, created) are made only
+	// once the run is known to start: a script that cannot run changes
+	// nothing.
+	mount := func() ([]Mount, error) {
+		mounts, err := mountsFor(eff, skillDir, sr.Workspace, protected)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		return mounts, nil
 	}
 	if sc.Kind == skills.KindSource {
-		return r.runSourceScript(ctx, s, script, sc, skillDir, mounts, protected, eff, sr)
+		return r.runSourceScript(ctx, s, script, sc, skillDir, mount, protected, eff, sr)
 	}
 	file := sc.Module
 	if sc.Kind == skills.KindExtism {
@@ -154,11 +160,18 @@ func (r *Runtime) RunScript(ctx context.Context, s *skills.Skill, script string,
 		return nil, fmt.Errorf("%w: %s: module %s: %w%s", ErrNotRunnable, label, file, err, hint)
 	}
 	if sc.Kind == skills.KindExtism {
+		if _, err := mount(); err != nil { // a plugin has no mounts, but its grant is checked the same
+			return nil, err
+		}
 		return r.runPluginScript(ctx, s, script, sc, wasm, eff, sr)
 	}
 	m, err := r.compileScript(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", label, sc.Module, err)
+	}
+	mounts, err := mount()
+	if err != nil {
+		return nil, err
 	}
 
 	return runCompiled(ctx, m, s, script, sc, eff, sr, &RunConfig{

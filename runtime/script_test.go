@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +154,33 @@ func TestRunScriptDeterministic(t *testing.T) {
 			outs[out.String()] = true
 		}
 		assert.Equal(t, det, len(outs) == 1, "deterministic=%v outputs %v", det, outs)
+	}
+}
+
+// TestNothingCreatedBeforeRun: a script that cannot run (a module not
+// built, an interpreter missing) exits ErrNotRunnable without creating
+// the folder of its write grant: nothing changes before a run starts.
+func TestNothingCreatedBeforeRun(t *testing.T) {
+	r := sharedEnv(t, false).r
+	const caps = "version = 1\n[capabilities]\nwrite = [\"workspace/out\"]\n"
+	for name, toml := range map[string]string{
+		"unbuilt": caps + "[scripts.run]\nmodule = \"scripts/run.wasm\"\n",
+		"noint":   caps + "[scripts.run]\nsource = \"scripts/run.py\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := writeSkill(t, name, toml, map[string][]byte{"scripts/run.py": []byte("print(1)\n")})
+			_, declared, err := Declared(s, "run")
+			require.NoError(t, err)
+			ws := t.TempDir()
+			_, err = r.RunScript(context.Background(), s, "run", &ScriptRun{
+				Workspace: ws, Granted: grant(t, declared),
+				Interpreters: func(context.Context, string) (*SourceInterpreter, error) {
+					return nil, fmt.Errorf("%w: no python here", ErrNotRunnable)
+				},
+			})
+			require.ErrorIs(t, err, ErrNotRunnable)
+			_, statErr := os.Stat(filepath.Join(ws, "out"))
+			require.ErrorIs(t, statErr, fs.ErrNotExist, "workspace/out was created by a run that never started")
+		})
 	}
 }

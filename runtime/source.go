@@ -77,7 +77,7 @@ func SourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
 // interpreter's own read-only mounts are added, and the script's path
 // and arguments follow the interpreter's.
 func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
-	skillDir string, mounts []Mount, protected []string, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
+	skillDir string, mount func() ([]Mount, error), protected []string, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
 	label := s.Name + ":" + script
 	lang, ok := interp.Language(sc.Source)
 	if !ok {
@@ -103,6 +103,10 @@ func (r *Runtime) runSourceScript(ctx context.Context, s *skills.Skill, script s
 		return nil, fmt.Errorf("%s: interpreter %s: %w", label, in.Module, err)
 	}
 
+	mounts, err := mount()
+	if err != nil {
+		return nil, err
+	}
 	// The whole skill folder read-only at /skill replaces any granted part
 	// of it; the workspace mounts stay as granted.
 	all := []Mount{{HostDir: skillDir, GuestPath: skillGuestPath}}
