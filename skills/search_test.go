@@ -344,14 +344,15 @@ func TestIndexSearchConcurrent(t *testing.T) {
 }
 
 // TestIndexSearchCorpus searches the real-world SKILL.md files in
-// /work/shared/corpus, with queries whose right answer is not in doubt.
+// ../shared/corpus, with queries whose right answer is not in doubt.
 func TestIndexSearchCorpus(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "shared", "corpus", "*", "*", "SKILL.md"))
+	requireCorpus(t)
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*", "*", "SKILL.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Skip("corpus not found")
+		t.Fatalf("no SKILL.md in %s", corpusDir)
 	}
 	var skills []*Skill
 	for _, f := range files {

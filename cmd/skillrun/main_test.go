@@ -27,13 +27,9 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script gets $EXAMPLES
-// (the repository's examples/) and $CORPUS (../shared/corpus).
+// (the repository's examples/).
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs("../../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
-	corpus, err := filepath.Abs("../../../shared/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +74,6 @@ func TestScripts(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
-			env.Setenv("CORPUS", corpus)
 			env.Setenv("HOSTILE", hostile)
 			for k, v := range goEnv {
 				env.Setenv(k, v)
