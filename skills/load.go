@@ -123,6 +123,28 @@ func LoadFS(fsys fs.FS, dir string, o *LoadOptions) (*Skill, error) {
 	return load(fsSource{sub}, dir, name, func(n string) string { return path.Join(dir, n) }, o)
 }
 
+// missingSkillFile says why no SKILL.md could be read: none at all, or
+// one that is there but not a regular file inside the folder, such as a
+// symbolic link leading out of it (the reference validator follows such a
+// link; skillrun never reads outside a skill folder).
+func missingSkillFile(fsys fs.FS) string {
+	for _, n := range skillFileNames {
+		fi, err := fs.Lstat(fsys, n)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, err := fs.ReadLink(fsys, n)
+			if err != nil {
+				target = "?"
+			}
+			return fmt.Sprintf("%s is a symbolic link to %q, which leads out of the skill folder (or to no regular file); skillrun reads only files inside a skill: put the file itself in the folder", n, target)
+		}
+		return fmt.Sprintf("%s is not a regular file (%s); it must be the skill's Markdown file", n, fi.Mode().Type())
+	}
+	return "missing required file: SKILL.md"
+}
+
 // load is the loader shared by every source: find and parse SKILL.md,
 // parse skill.toml, check manifest paths against the real files, grade.
 func load(src fileSource, display, dirName string, location func(string) string, o *LoadOptions) (*Skill, error) {
@@ -143,7 +165,7 @@ func load(src fileSource, display, dirName string, location func(string) string,
 		}
 	}
 	if fileName == "" {
-		ps := Problems{{File: display, Code: CodeSkillFileMissing, Message: "missing required file: SKILL.md"}}
+		ps := Problems{{File: display, Code: CodeSkillFileMissing, Message: missingSkillFile(fsys)}}
 		grade(ps, o.strict())
 		return nil, &LoadError{Dir: display, Problems: ps}
 	}

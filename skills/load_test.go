@@ -2,6 +2,7 @@ package skills
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -176,4 +177,30 @@ func TestEscapeMessagePinned(t *testing.T) {
 	assert.False(t, isEscape(fs.ErrNotExist))
 	assert.False(t, isEscape(nil))
 	assert.True(t, errors.Is(ErrOutsideSkill, fs.ErrPermission))
+}
+
+// TestLoadSkillFileLinkOut: a SKILL.md that is a symbolic link leading out
+// of its folder is refused (skillrun never reads outside a skill), and the
+// problem says what it is instead of "missing".
+func TestLoadSkillFileLinkOut(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "SKILL.md")
+	require.NoError(t, os.WriteFile(outside, []byte("---\nname: linked\ndescription: d\n---\n"), 0o644))
+	dir := filepath.Join(t.TempDir(), "linked")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	if err := os.Symlink(outside, filepath.Join(dir, "SKILL.md")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	_, err := LoadDir(dir, &LoadOptions{Strict: true})
+	var le *LoadError
+	require.ErrorAs(t, err, &le)
+	require.Len(t, le.Problems, 1)
+	assert.Equal(t, CodeSkillFileMissing, le.Problems[0].Code)
+	assert.Contains(t, le.Problems[0].Message, "SKILL.md is a symbolic link to "+fmt.Sprintf("%q", outside)+", which leads out of the skill folder")
+
+	// A folder named SKILL.md is said to be one.
+	dir2 := filepath.Join(t.TempDir(), "odd")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir2, "SKILL.md"), 0o755))
+	_, err = LoadDir(dir2, nil)
+	require.ErrorAs(t, err, &le)
+	assert.Contains(t, le.Problems[0].Message, "SKILL.md is not a regular file (d")
 }
