@@ -89,6 +89,7 @@ func Parse(data []byte, l Limits) (*Doc, []Issue) {
 		add(CodeEncoding, line, "%s is not valid UTF-8 (first bad byte on this line); save it as UTF-8", l.Name)
 		return nil, is
 	}
+	data = lonelyCRs(data)
 	if bytes.HasPrefix(data, bom) {
 		add(CodeBOM, 1, "%s starts with a UTF-8 byte-order mark; remove it so the file starts with ---", l.Name)
 		data = data[len(bom):]
@@ -142,6 +143,23 @@ func Parse(data []byte, l Limits) (*Doc, []Issue) {
 	}
 	shiftLines(doc.Fields, offset)
 	return doc, is
+}
+
+// lonelyCRs returns data with every CR not followed by LF made an LF: a
+// file with old Mac line endings (CR only) reads as its lines, as Python's
+// universal newlines read it for the reference validator. CRLF is kept.
+func lonelyCRs(data []byte) []byte {
+	i := bytes.IndexByte(data, '\r')
+	if i < 0 {
+		return data
+	}
+	out := bytes.Clone(data)
+	for ; i < len(out); i++ {
+		if out[i] == '\r' && (i+1 == len(out) || out[i+1] != '\n') {
+			out[i] = '\n'
+		}
+	}
+	return out
 }
 
 // startsWithDelimiter reports whether the first line is exactly "---"
