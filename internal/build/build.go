@@ -355,7 +355,7 @@ func missing(format string, args ...any) error {
 
 // goEnvVars are the settings goBuild asks the go command for.
 type goEnvVars struct {
-	GOROOT, GOMODCACHE, GOCACHE string
+	GOROOT, GOMODCACHE, GOCACHE, GOVERSION string
 }
 
 // goBuild runs `go build` for GOOS=wasip1 in srcDir, the copy of the
@@ -381,7 +381,7 @@ func (b *builder) goBuild(skillDir, dir, srcDir, out string, plugin bool) error 
 	var ge goEnvVars
 	// Asked outside the skill, so no go.mod of the skill can switch the
 	// toolchain or otherwise affect the answer.
-	query := exec.CommandContext(b.ctx, goCmd, "env", "-json", "GOROOT", "GOMODCACHE", "GOCACHE")
+	query := exec.CommandContext(b.ctx, goCmd, "env", "-json", "GOROOT", "GOMODCACHE", "GOCACHE", "GOVERSION")
 	query.Dir = b.tmp
 	query.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOWORK=off", "GOFLAGS=")
 	if data, err := query.Output(); b.ctx.Err() != nil {
@@ -407,7 +407,11 @@ func (b *builder) goBuild(skillDir, dir, srcDir, out string, plugin bool) error 
 		orig := filepath.Join(skillDir, filepath.FromSlash(dir))
 		modDir = findGoMod(filepath.Dir(skillDir), string(filepath.Separator))
 		if modDir == "" {
-			return fmt.Errorf("build.dir %q has no go.mod, in the skill folder or above it; make it a module: cd %s && go mod init example.com/%s", dir, orig, path.Base(filepath.ToSlash(orig)))
+			// No module anywhere: an author's skill copied out of a
+			// repository, say. It builds as a module of its own, made in
+			// the private copy (standard library only), and stays
+			// confined to the skill folder.
+			return b.goBuildAlone(dir, srcDir, out, plugin, goCmd, ge)
 		}
 		modName = filepath.Join(modDir, "go.mod")
 		if err := checkReplaces(modDir, modDir, modName); err != nil {
@@ -424,7 +428,53 @@ func (b *builder) goBuild(skillDir, dir, srcDir, out string, plugin bool) error 
 	if isFile(filepath.Join(modDir, "vendor", "modules.txt")) {
 		mod = "-mod=vendor"
 	}
+	return b.goRun(buildDir, out, plugin, goCmd, ge, mod, modName)
+}
 
+// goBuildAlone builds srcDir, a copy of a build folder with no go.mod in
+// or above it, as a module of its own: a go.mod naming the installed Go's
+// language version is written into the copy (never into the skill).
+func (b *builder) goBuildAlone(dir, srcDir, out string, plugin bool, goCmd string, ge goEnvVars) error {
+	name := "skill"
+	if base := path.Base(path.Clean(filepath.ToSlash(dir))); base != "." && base != "/" && base != ".." {
+		name += "/" + base
+	}
+	gomod := fmt.Sprintf("// Made by skillrun build: %s has no go.mod.\nmodule %s\n\ngo %s\n", dir, name, goLanguageVersion(ge.GOVERSION))
+	modName := filepath.Join(srcDir, "go.mod")
+	if err := os.WriteFile(modName, []byte(gomod), 0o644); err != nil {
+		return err
+	}
+	if b.opts.Stderr != nil {
+		fmt.Fprintf(b.opts.Stderr, "%s: build.dir %q has no go.mod; it builds as a module of its own (standard library only; add a go.mod to use other modules)\n", b.name, dir)
+	}
+	err := b.goRun(srcDir, out, plugin, goCmd, ge, "-mod=readonly", modName)
+	if err != nil && (strings.Contains(err.Error(), "no required module provides package") || strings.Contains(err.Error(), "cannot find module providing package")) {
+		return fmt.Errorf("%w\nbuild.dir %q has no go.mod, so it can import only the standard library: make it a module (go mod init, go get) to use others", err, dir)
+	}
+	return err
+}
+
+// goLanguageVersion turns GOVERSION ("go1.26.8", "go1.27rc1") into the
+// language version of a go directive ("1.26"); "1.21" if it cannot.
+func goLanguageVersion(v string) string {
+	v = strings.TrimPrefix(v, "go")
+	major, rest, ok := strings.Cut(v, ".")
+	if !ok {
+		return "1.21"
+	}
+	minor := rest
+	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		minor = rest[:i]
+	}
+	if major == "" || minor == "" {
+		return "1.21"
+	}
+	return major + "." + minor
+}
+
+// goRun runs the confined go build in buildDir with the module flag mod;
+// modName names the go.mod in messages.
+func (b *builder) goRun(buildDir, out string, plugin bool, goCmd string, ge goEnvVars, mod, modName string) error {
 	b.ro = append(b.ro, ge.GOROOT, ge.GOMODCACHE, filepath.Dir(resolve(goCmd)))
 	if ge.GOCACHE != "" && ge.GOCACHE != "off" {
 		// The build cache is shared, so the standard library is not

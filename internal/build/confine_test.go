@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -397,8 +398,7 @@ func TestCopyTreeBounds(t *testing.T) {
 
 // TestGoEnclosingModule: Go sources without a go.mod in the skill folder
 // build as a package of the module enclosing the skill (how this
-// repository's examples build), saying so; with no module anywhere the
-// error says how to make one.
+// repository's examples build), saying so.
 func TestGoEnclosingModule(t *testing.T) {
 	requireTool(t, "go")
 	base := t.TempDir()
@@ -435,10 +435,50 @@ func TestGoEnclosingModule(t *testing.T) {
 		t.Errorf("the module printed %q", got)
 	}
 
-	alone := writeSkill(t, map[string]string{"src/main.go": "package main\n\nfunc main() {}\n"})
-	err = Script(t.Context(), alone, "alone:x", Target{Lang: "go", Dir: "src", Output: "a.wasm"}, nil)
-	if err == nil || !strings.Contains(err.Error(), `build.dir "src" has no go.mod, in the skill folder or above it; make it a module: cd `) {
-		t.Fatalf("err = %v, want one saying how to make a module", err)
+}
+
+// TestGoBuildAlone: a Go build folder with no go.mod anywhere (a skill
+// copied out of its repository) builds as a module of its own, made in
+// the private copy; the skill folder gains only the output, and an import
+// outside the standard library says how to make a module.
+func TestGoBuildAlone(t *testing.T) {
+	requireTool(t, "go")
+	for _, dir := range []string{"src", "."} {
+		alone := writeSkill(t, map[string]string{path.Join(dir, "main.go"): "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"alone\") }\n"})
+		var notice bytes.Buffer
+		err := Script(t.Context(), alone, "alone:x", Target{Lang: "go", Dir: dir, Output: "a.wasm"}, &Options{Stderr: &notice})
+		if err != nil {
+			t.Fatalf("dir %q: Script: %v", dir, err)
+		}
+		if want := "builds as a module of its own"; !strings.Contains(notice.String(), want) {
+			t.Errorf("dir %q: stderr %q does not say %q", dir, notice.String(), want)
+		}
+		if _, err := os.Stat(filepath.Join(alone, dir, "go.mod")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("dir %q: a go.mod appeared in the skill folder (err %v)", dir, err)
+		}
+		data, err := os.ReadFile(filepath.Join(alone, "a.wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runModule(t, data); got != "alone\n" {
+			t.Errorf("dir %q: the module printed %q", dir, got)
+		}
+	}
+
+	other := writeSkill(t, map[string]string{"src/main.go": "package main\n\nimport _ \"example.com/elsewhere\"\n\nfunc main() {}\n"})
+	err := Script(t.Context(), other, "other:x", Target{Lang: "go", Dir: "src", Output: "a.wasm"}, nil)
+	if err == nil || !strings.Contains(err.Error(), `build.dir "src" has no go.mod, so it can import only the standard library`) {
+		t.Fatalf("err = %v, want one saying how to use other modules", err)
+	}
+}
+
+func TestGoLanguageVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"go1.26.8": "1.26", "go1.27rc1": "1.27", "go1.22": "1.22", "devel": "1.21", "": "1.21", "go1.": "1.21",
+	} {
+		if got := goLanguageVersion(in); got != want {
+			t.Errorf("goLanguageVersion(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
