@@ -199,13 +199,7 @@ var kinds = []*kind{
 	nameKind("skills", "pdf-extract", checkSkillName, func(s *Set) *[]string { return &s.Skills }),
 }
 
-func kindNames() string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = k.name
-	}
-	return strings.Join(names, ", ")
-}
+func kindNames() string { return strings.Join(Kinds(), ", ") }
 
 func kindByName(name string) (*kind, bool) {
 	for _, k := range kinds {

@@ -101,6 +101,30 @@ func Declared(s *skills.Skill, script string) (*skills.Script, capabilities.Set,
 	return sc, capabilities.Merge(s.Manifest.Capabilities, sc.Capabilities), nil
 }
 
+// Resolve is what r grants script of s ([capabilities.Resolver.Resolve]
+// over what [Declared] returns), or, with script "", the whole skill: what
+// the skill and all its scripts declare. It is how `skillrun run` decides
+// before a run (and asks about Missing in a terminal); pass the
+// Resolution's Granted as [ScriptRun.Granted]. Errors: [ErrNotRunnable]
+// for a script that does not exist, and the resolver's for bad flags.
+func Resolve(s *skills.Skill, script string, r *capabilities.Resolver) (capabilities.Resolution, error) {
+	var declared capabilities.Set
+	switch {
+	case script != "":
+		_, d, err := Declared(s, script)
+		if err != nil {
+			return capabilities.Resolution{}, err
+		}
+		declared = d
+	case s.Manifest != nil:
+		declared = s.Manifest.Capabilities
+		for _, sc := range s.Manifest.Scripts {
+			declared = capabilities.Merge(declared, sc.Capabilities)
+		}
+	}
+	return r.Resolve(s.Ref(), declared)
+}
+
 // RunScript runs one script of a skill loaded from a folder on disk, with
 // the effective grant turned into mounts, environment and limits: the
 // granted parts of the skill folder read-only under /skill, of the

@@ -66,8 +66,9 @@ type runFlags struct {
 	skills    []string
 	input     string
 
-	pol *capabilities.Policy // --policy, once loaded (loadPolicy)
-	// warn receives what grantedSet has to say about a policy table that
+	pol *capabilities.Policy   // --policy, once loaded (loadPolicy)
+	res *capabilities.Resolver // the flags as a resolver, once built (resolver)
+	// warn receives what resolve has to say about a policy table that
 	// is not a skill's (nil: os.Stderr).
 	warn io.Writer
 }
@@ -165,23 +166,18 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	}
 	// The names are the skill author's: escaped wherever they are shown.
 	label := termsafe.String(s.Name + ":" + scriptName)
-	_, declared, err := runtime.Declared(s, scriptName)
+	// What the script may use: declared ∩ granted (RunScript intersects).
+	f.warn = stderr
+	grant, err := f.resolve(s, scriptName)
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
 	catalog, err := loadSkills(stderr, f.skills, s)
 	if err != nil {
 		return err
 	}
-
-	// What the script may use: declared ∩ granted (RunScript intersects).
-	f.warn = stderr
-	granted, err := grantedSet(f, s, declared)
-	if err != nil {
-		return err
-	}
-	if missing := capabilities.Missing(declared, granted); !missing.IsZero() {
-		granted, err = askOrDeny(cmd, f, s, scriptName, granted, missing)
+	if !grant.Missing.IsZero() {
+		grant, err = askOrDeny(cmd, f, s, scriptName, grant)
 		if err != nil {
 			return err
 		}
@@ -216,7 +212,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		Stdin:     cmd.InOrStdin(),
 		Stdout:    cmd.OutOrStdout(),
 		Stderr:    stderr,
-		Granted:   granted,
+		Granted:   grant.Granted,
 		Auditor:   auditor,
 		Input:     input,
 		Logger:    guestLogger(stderr),
@@ -230,7 +226,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		sr.MCP = bridge
 	}
 	if len(catalog) > 0 {
-		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr)) // loaded by grantedSet
+		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr)) // loaded by resolve
 		ix.Workspace, ix.Auditor = f.workspace, auditor
 		sr.Skills = ix
 	}
@@ -302,15 +298,19 @@ func loadSkills(stderr io.Writer, paths []string, target *skills.Skill) ([]*skil
 }
 
 // policyGrants returns what the policy grants each skill of list, by its
-// identity (see grantedFor), keyed by the name it is called by: nothing
-// without a policy.
+// identity ([capabilities.Policy.Grant], through the one resolver), keyed
+// by the name it is called by: nothing without a policy. A table by a
+// skill's name that is not that skill's is reported on warn.
 func policyGrants(p *capabilities.Policy, list []*skills.Skill, warn io.Writer) func(string) capabilities.Set {
 	if p == nil {
 		return nil
 	}
+	r := &capabilities.Resolver{Policy: p}
 	grants := make(map[string]capabilities.Set, len(list))
 	for _, s := range list {
-		grants[s.Name] = grantedFor(p, s, warn)
+		res, _ := r.Resolve(s.Ref(), capabilities.Set{}) // no flags: cannot fail
+		reportUnbound(warn, res)
+		grants[s.Name] = res.Granted
 	}
 	return func(name string) capabilities.Set {
 		if g, ok := grants[name]; ok {
@@ -318,20 +318,6 @@ func policyGrants(p *capabilities.Policy, list []*skills.Skill, warn io.Writer) 
 		}
 		return capabilities.Set{} // no skill in play has that name
 	}
-}
-
-// grantedFor is what policy p grants skill s by its identity
-// ([capabilities.Policy.Grant]): a table by name that is not s's grants s
-// nothing beyond [default], and says so on warn as an error, escaped.
-func grantedFor(p *capabilities.Policy, s *skills.Skill, warn io.Writer) capabilities.Set {
-	g, err := p.Grant(s.Ref())
-	if err != nil {
-		if warn == nil {
-			warn = os.Stderr
-		}
-		fmt.Fprintf(warn, "skillrun: error: %s\n", termsafe.String(err.Error()))
-	}
-	return g
 }
 
 // guestLogger writes the script's log lines to stderr, without a time.
@@ -346,51 +332,13 @@ func guestLogger(stderr io.Writer) *slog.Logger {
 	}))
 }
 
-// grantedSet gathers what the operator grants skill s: the policy file
-// (by the skill's identity, see grantedFor), then the flags, then the
-// limit flags.
-func grantedSet(f *runFlags, s *skills.Skill, declared capabilities.Set) (capabilities.Set, error) {
-	var granted capabilities.Set
-	p, err := f.loadPolicy()
-	if err != nil {
-		return granted, err
-	}
-	if p != nil {
-		granted = grantedFor(p, s, f.warn)
-	}
-	fromFlags, err := capabilities.GrantFromFlags(declared, f.all, f.grants)
-	if err != nil {
-		return granted, usageErr("%v", err)
-	}
-	granted = capabilities.Merge(granted, fromFlags)
-	if f.timeout < 0 {
-		return granted, usageErr("--timeout must be positive, got %v", f.timeout)
-	}
-	if f.timeout > 0 {
-		granted.Timeout = capabilities.Duration(f.timeout)
-	}
-	for _, l := range []struct {
-		name, value string
-		dst         *capabilities.Size
-	}{{"--memory", f.memory, &granted.Memory}, {"--output", f.output, &granted.Output}} {
-		if l.value == "" {
-			continue
-		}
-		sz, err := capabilities.ParseSize(l.value)
-		if err != nil {
-			return granted, usageErr("%s=%s: %v", l.name, l.value, err)
-		}
-		*l.dst = sz
-	}
-	return granted, nil
-}
-
 // askOrDeny handles declared capabilities nothing grants: in a terminal it
 // asks; elsewhere (or with --no-prompt) it denies with exit 126, naming the
 // flags that would grant them, when the operator granted nothing at all.
 // When some grant was given, the operator chose: the rest stays denied and
 // a note says how to grant it.
-func askOrDeny(cmd *cobra.Command, f *runFlags, s *skills.Skill, script string, granted, missing capabilities.Set) (capabilities.Set, error) {
+func askOrDeny(cmd *cobra.Command, f *runFlags, s *skills.Skill, script string, grant capabilities.Resolution) (capabilities.Resolution, error) {
+	missing := grant.Missing
 	stderr := cmd.ErrOrStderr()
 	label := termsafe.String(s.Name + ":" + script)
 	anyGrant := f.all || len(f.grants) > 0 || f.policy != ""
@@ -399,9 +347,9 @@ func askOrDeny(cmd *cobra.Command, f *runFlags, s *skills.Skill, script string, 
 			// The operator chose what to grant; the rest stays denied.
 			fmt.Fprintf(stderr, "skillrun: note: %s also declares %s, not granted (add %s to grant it)\n",
 				label, termsafe.String(capabilities.Describe(missing)), termsafe.String(grantFlags(missing)))
-			return granted, nil
+			return grant, nil
 		}
-		return granted, &exitError{code: exitDenied, err: fmt.Errorf(
+		return grant, &exitError{code: exitDenied, err: fmt.Errorf(
 			"%s needs %s: not granted; add %s (or -A to grant all the skill declares)",
 			label, termsafe.String(capabilities.Describe(missing)), termsafe.String(grantFlags(missing)))}
 	}
@@ -413,9 +361,9 @@ func askOrDeny(cmd *cobra.Command, f *runFlags, s *skills.Skill, script string, 
 	fmt.Fprint(stderr, permissionPrompt(missing, s.Name, script, where, "Allow? [y/N] "))
 	answer, _ := in.ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-		return granted, &exitError{code: exitDenied, err: fmt.Errorf("%s: denied at the prompt; to grant without asking add %s", label, termsafe.String(grantFlags(missing)))}
+		return grant, &exitError{code: exitDenied, err: fmt.Errorf("%s: denied at the prompt; to grant without asking add %s", label, termsafe.String(grantFlags(missing)))}
 	}
-	return capabilities.Merge(granted, missing), nil
+	return grant.Allow(missing, "the prompt"), nil
 }
 
 // maxShownName bounds a skill or script name shown beside a decision.

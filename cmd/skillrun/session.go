@@ -135,6 +135,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if _, err := f.run.loadPolicy(); err != nil { // once, for every skill and the core tools
 		return err
 	}
+	f.run.warn = stderr
 	grants, err := skillGrants(&f.run, catalog)
 	if err != nil {
 		return err
@@ -154,7 +155,11 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 
 	// The model's core tools: the session's grant, the protected folders
 	// (and every skill folder) never changeable.
-	core, err := host.CoreTools(f.run.workspace, coreGrant(&f.run), rt.ProtectedDirs()...)
+	r, err := f.run.resolver()
+	if err != nil {
+		return err
+	}
+	core, err := host.CoreTools(f.run.workspace, r.Workspace(), rt.ProtectedDirs()...)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
@@ -331,50 +336,20 @@ func sessionAgent(f *sessionFlags, catalog []*skills.Skill, stderr io.Writer) (*
 }
 
 // skillGrants computes what the flags and policy grant each skill, with
-// "what the skill declares" taken over all its scripts.
+// "what the skill declares" taken over all its scripts (runtime.Resolve).
 func skillGrants(f *runFlags, list []*skills.Skill) (map[string]capabilities.Set, error) {
 	out := make(map[string]capabilities.Set, len(list))
 	for _, s := range list {
-		var declared capabilities.Set
-		if s.Manifest != nil {
-			declared = s.Manifest.Capabilities
-			for _, name := range s.Manifest.ScriptNames() {
-				if _, d, err := runtime.Declared(s, name); err == nil {
-					declared = capabilities.Merge(declared, d)
-				}
-			}
-		}
-		g, err := grantedSet(f, s, declared)
+		res, err := f.resolve(s, "")
 		if err != nil {
 			if _, ok := errors.AsType[*exitError](err); ok {
 				return nil, fmt.Errorf("skill %s: %w", s.Name, err)
 			}
 			return nil, err
 		}
-		out[s.Name] = g
+		out[s.Name] = res.Granted
 	}
 	return out, nil
-}
-
-// coreGrant is what the core workspace tools get: the read and write
-// flags (and -A, and the policy's default) over the workspace.
-func coreGrant(f *runFlags) capabilities.Set {
-	ws := []capabilities.Path{{Root: capabilities.RootWorkspace}}
-	declared := capabilities.Set{Read: ws, Write: ws}
-	var flags []capabilities.FlagGrant
-	for _, g := range f.grants {
-		if g.Kind == "read" || g.Kind == "write" {
-			flags = append(flags, g)
-		}
-	}
-	granted, err := capabilities.GrantFromFlags(declared, f.all, flags)
-	if err != nil {
-		granted = capabilities.Set{} // a flag that grants nothing here grants the core tools nothing
-	}
-	if f.pol != nil { // loaded by runSession
-		granted = capabilities.Merge(granted, capabilities.Effective(declared, f.pol.Default))
-	}
-	return granted
 }
 
 // terminalAsker asks at the terminal: allow once, always, or deny.
