@@ -201,11 +201,12 @@ type Result struct {
 // they are found through tool_search.
 const MaxEagerMCPTools = 16
 
-// Names of the session's own tools.
+// Names of the session's own tools. The disclosure tools are host's
+// ([host.DisclosureTools]), the same in `skillrun mcp`.
 const (
-	ToolSkillSearch   = "skill_search"
-	ToolSkillActivate = "skill_activate"
-	ToolSkillRead     = "skill_read"
+	ToolSkillSearch   = host.ToolSkillSearch
+	ToolSkillActivate = host.ToolSkillActivate
+	ToolSkillRead     = host.ToolSkillRead
 	ToolSkillRun      = "skill_run"
 	ToolSearch        = "tool_search"
 )

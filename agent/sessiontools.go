@@ -3,23 +3,17 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/runtime"
 	"github.com/skillrun/skillrun/skills"
 )
-
-// MaxResourceRead bounds what skill_read returns of one file.
-const MaxResourceRead = 256 << 10
 
 // registry builds the session's tools: its own (skill disclosure, tool
 // search), every skill script behind the permission gate, and the
@@ -101,62 +95,12 @@ func (r *run) skill(name string) (*skills.Skill, *host.ToolResult) {
 	return nil, host.ErrorResult(fmt.Sprintf("no skill %q; the skills are: %s", name, strings.Join(names, ", ")))
 }
 
-// skillTools are skill_search, skill_activate and skill_read.
+// skillTools are the disclosure tools (skill_search, skill_activate,
+// skill_read: host.DisclosureTools, shared with `skillrun mcp`) and
+// skill_run. Activating a skill loads its scripts' tools into the scope.
 func (r *run) skillTools() []host.Tool {
-	ix := skills.NewIndex(r.s.Skills)
-	search := &funcTool{
-		def: host.ToolDef{Name: ToolSkillSearch, Source: host.SourceCore, Parallel: true,
-			Description: "Search the skills catalog by words (BM25 over names and descriptions). Returns the best matches, one per line: name: description.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words describing the task"},"limit":{"type":"integer","minimum":1,"maximum":50}},"required":["query"],"additionalProperties":false}`)},
-		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
-			var a struct {
-				Query string `json:"query"`
-				Limit int    `json:"limit"`
-			}
-			if err := json.Unmarshal(in, &a); err != nil {
-				return failed("skill_search", err)
-			}
-			found, err := ix.Search(a.Query, &skills.SearchOptions{Limit: a.Limit})
-			if err != nil {
-				return failed("skill_search", err)
-			}
-			if len(found) == 0 {
-				return &host.ToolResult{Content: "no skill matches " + fmt.Sprintf("%q", a.Query)}, nil
-			}
-			var b strings.Builder
-			for _, f := range found {
-				fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Description)
-			}
-			return &host.ToolResult{Content: b.String()}, nil
-		},
-	}
-	activate := &funcTool{
-		def: host.ToolDef{Name: ToolSkillActivate, Source: host.SourceCore,
-			Description: "Activate a skill: returns its instructions (SKILL.md) and the list of its files, and makes its scripts available as tools.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"the skill's name, from the catalog"}},"required":["name"],"additionalProperties":false}`)},
-		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
-			var a struct {
-				Name string `json:"name"`
-			}
-			if err := json.Unmarshal(in, &a); err != nil {
-				return failed("skill_activate", err)
-			}
-			sk, bad := r.skill(a.Name)
-			if bad != nil {
-				return bad, nil
-			}
-			act, err := sk.Activate()
-			if err != nil {
-				return host.ErrorResult(fmt.Sprintf("skill_activate %s: %v", a.Name, err)), nil
-			}
-			var b strings.Builder
-			b.WriteString(act.Body)
-			if len(act.Files) > 0 {
-				b.WriteString("\n\nFiles of this skill (read them with skill_read):\n")
-				for _, f := range act.Files {
-					b.WriteString("- " + f + "\n")
-				}
-			}
+	tools := host.DisclosureTools(r.s.Skills, &host.DisclosureOptions{
+		Activated: func(_ context.Context, sk *skills.Skill) string {
 			var scripts []string
 			for _, d := range r.scopeList() {
 				if d.Source == host.SourceSkill && d.Plugin == sk.Name {
@@ -164,44 +108,12 @@ func (r *run) skillTools() []host.Tool {
 				}
 			}
 			r.load(scripts, ToolSkillActivate)
-			if len(scripts) > 0 {
-				b.WriteString("\nIts scripts are now tools: " + strings.Join(scripts, ", ") + "\n")
+			if len(scripts) == 0 {
+				return ""
 			}
-			return &host.ToolResult{Content: b.String()}, nil
+			return "Its scripts are now tools: " + strings.Join(scripts, ", ")
 		},
-	}
-	read := &funcTool{
-		def: host.ToolDef{Name: ToolSkillRead, Source: host.SourceCore, Parallel: true,
-			Description: "Read one file of a skill (a reference, an asset, a script's source), by its path relative to the skill's folder.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"path":{"type":"string","description":"e.g. references/guide.md"}},"required":["skill","path"],"additionalProperties":false}`)},
-		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
-			var a struct {
-				Skill string `json:"skill"`
-				Path  string `json:"path"`
-			}
-			if err := json.Unmarshal(in, &a); err != nil {
-				return failed("skill_read", err)
-			}
-			sk, bad := r.skill(a.Skill)
-			if bad != nil {
-				return bad, nil
-			}
-			data, err := sk.ReadResource(a.Path)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				return host.ErrorResult(fmt.Sprintf("skill_read: %s has no file %s (skill_activate lists its files)", a.Skill, a.Path)), nil
-			case err != nil:
-				return host.ErrorResult(fmt.Sprintf("skill_read %s/%s: %v", a.Skill, a.Path, err)), nil
-			case !utf8.Valid(data):
-				return &host.ToolResult{Content: fmt.Sprintf("%s/%s is a binary file of %d bytes; it cannot be shown as text", a.Skill, a.Path, len(data))}, nil
-			case len(data) > MaxResourceRead:
-				return &host.ToolResult{Content: Truncate(string(data), MaxResourceRead) +
-					fmt.Sprintf("\n[cut: the file has %d bytes; %d are shown]", len(data), MaxResourceRead)}, nil
-			}
-			return &host.ToolResult{Content: string(data)}, nil
-		},
-	}
-	tools := []host.Tool{search, activate, read}
+	})
 	if r.s.Runtime != nil {
 		tools = append(tools, r.skillRunTool())
 	}

@@ -25,11 +25,14 @@ import (
 	"github.com/skillrun/skillrun/skills"
 )
 
-// Names of the tools a [Server] serves for progressive disclosure.
+// Names of the tools a [Server] serves for progressive disclosure: the
+// catalog, and the disclosure tools every skillrun host serves
+// ([host.DisclosureTools]).
 const (
 	CatalogTool  = "skills_catalog"
-	ActivateTool = "skill_activate"
-	ReadTool     = "skill_read"
+	SearchTool   = host.ToolSkillSearch
+	ActivateTool = host.ToolSkillActivate
+	ReadTool     = host.ToolSkillRead
 )
 
 // ResourceScheme is the URI scheme of skill files served as resources:
@@ -84,9 +87,8 @@ type Server struct {
 	regTools  []string
 	resources []string
 
-	mu     sync.RWMutex // guards list and byName
-	list   []*skills.Skill
-	byName map[string]*skills.Skill
+	mu   sync.RWMutex // guards list
+	list []*skills.Skill
 }
 
 // NewServer returns a Server exposing the skills in list progressively
@@ -149,7 +151,7 @@ func (s *Server) SetSkills(list []*skills.Skill) {
 		kept = append(kept, sk)
 	}
 	s.mu.Lock()
-	s.list, s.byName = kept, byName
+	s.list = kept
 	s.mu.Unlock()
 
 	// Resources: one per file of each skill.
@@ -175,23 +177,17 @@ func (s *Server) SetSkills(list []*skills.Skill) {
 	}
 	s.resources = uris
 
-	// The skill tools' schemas list the skill names.
-	names := make([]string, len(kept))
-	for i, sk := range kept {
-		names[i] = sk.Name
+	// The disclosure tools, over the skills kept; their schemas list the
+	// skill names.
+	for _, t := range host.DisclosureTools(kept, &host.DisclosureOptions{EnumNames: true, ResourceURI: resourceURI}) {
+		st, err := toSDK(t.Definition())
+		if err != nil {
+			s.logger.Error("mcp: disclosure tool not served", "tool", t.Definition().Name, "error", err)
+			continue
+		}
+		st.Annotations = &mcpsdk.ToolAnnotations{ReadOnlyHint: true}
+		s.srv.AddTool(st, s.guard(toolHandler(t)))
 	}
-	s.srv.AddTool(&mcpsdk.Tool{
-		Name:        ActivateTool,
-		Description: "Activate a skill: return its instructions (the body of its SKILL.md) and the list of its files, which " + ReadTool + " reads.",
-		InputSchema: skillSchema(names, false),
-		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.guard(s.activate))
-	s.srv.AddTool(&mcpsdk.Tool{
-		Name:        ReadTool,
-		Description: "Read one file of a skill, by its path relative to the skill folder as " + ActivateTool + " lists it (such as references/forms.md).",
-		InputSchema: skillSchema(names, true),
-		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.guard(s.read))
 
 	// Registry tools.
 	var served []string
@@ -323,81 +319,6 @@ func (s *Server) catalog(_ context.Context, req *mcpsdk.CallToolRequest) (*mcpsd
 	return textResult(skills.Prompt(list)), nil
 }
 
-func (s *Server) activate(_ context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
-	sk, _, msg := s.skillArgs(req, false)
-	if msg != "" {
-		return errorResult(ActivateTool + ": " + msg), nil
-	}
-	act, err := sk.Activate()
-	if err != nil {
-		return errorResult(fmt.Sprintf("%s: skill %q: %v", ActivateTool, sk.Name, err)), nil
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(act.Body, "\n"))
-	fmt.Fprintf(&b, "\n\nFiles of skill %s (read them with %s or as resources %s://%s/<path>):\n", sk.Name, ReadTool, ResourceScheme, sk.Name)
-	for _, f := range act.Files {
-		b.WriteString("- " + f + "\n")
-	}
-	if act.Truncated {
-		fmt.Fprintf(&b, "(only the first %d files are listed)\n", skills.MaxListedFiles)
-	}
-	return textResult(b.String()), nil
-}
-
-func (s *Server) read(_ context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
-	sk, p, msg := s.skillArgs(req, true)
-	if msg != "" {
-		return errorResult(ReadTool + ": " + msg), nil
-	}
-	data, err := sk.ReadResource(p)
-	if err != nil {
-		return errorResult(fmt.Sprintf("%s: skill %q: %v", ReadTool, sk.Name, err)), nil
-	}
-	if !utf8.Valid(data) {
-		return errorResult(fmt.Sprintf("%s: skill %q: %s is a binary file (%d bytes); read it as resource %s", ReadTool, sk.Name, p, len(data), resourceURI(sk.Name, p))), nil
-	}
-	return textResult(string(data)), nil
-}
-
-// skillArgs decodes the arguments {name} or, with withPath, {name, path},
-// and returns the skill named, the path, or a message saying what is
-// wrong.
-func (s *Server) skillArgs(req *mcpsdk.CallToolRequest, withPath bool) (*skills.Skill, string, string) {
-	m, msg := args(req.Params.Arguments)
-	if msg != "" {
-		return nil, "", msg
-	}
-	want := []string{"name"}
-	if withPath {
-		want = append(want, "path")
-	}
-	for k := range m {
-		if !slices.Contains(want, k) {
-			return nil, "", fmt.Sprintf("unknown argument %q (the arguments are %s)", k, strings.Join(want, ", "))
-		}
-	}
-	vals := make([]string, len(want))
-	for i, k := range want {
-		raw, ok := m[k]
-		if !ok {
-			return nil, "", fmt.Sprintf("missing argument %q", k)
-		}
-		if err := json.Unmarshal(raw, &vals[i]); err != nil || vals[i] == "" {
-			return nil, "", fmt.Sprintf("argument %q must be a non-empty string", k)
-		}
-	}
-	s.mu.RLock()
-	sk := s.byName[vals[0]]
-	s.mu.RUnlock()
-	if sk == nil {
-		return nil, "", fmt.Sprintf("argument \"name\": no skill is named %q (%s lists them)", vals[0], CatalogTool)
-	}
-	if withPath {
-		return sk, vals[1], ""
-	}
-	return sk, "", ""
-}
-
 // args decodes tool arguments as a JSON object; absent arguments are {}.
 func args(raw json.RawMessage) (map[string]json.RawMessage, string) {
 	var m map[string]json.RawMessage
@@ -416,6 +337,22 @@ func (s *Server) callRegistry(ctx context.Context, req *mcpsdk.CallToolRequest) 
 		s.logger.Error("mcp: tool call failed", "tool", req.Params.Name, "error", err)
 		return errorResult("internal error: " + err.Error()), nil
 	}
+	return callResult(res), nil
+}
+
+// toolHandler serves t as an MCP tool.
+func toolHandler(t host.Tool) mcpsdk.ToolHandler {
+	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+		res, err := t.Call(ctx, req.Params.Arguments)
+		if err != nil {
+			return errorResult("internal error: " + err.Error()), nil
+		}
+		return callResult(res), nil
+	}
+}
+
+// callResult is res as an MCP tool result.
+func callResult(res *host.ToolResult) *mcpsdk.CallToolResult {
 	out := &mcpsdk.CallToolResult{
 		Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: res.Content}},
 		IsError: res.IsError,
@@ -423,7 +360,7 @@ func (s *Server) callRegistry(ctx context.Context, req *mcpsdk.CallToolRequest) 
 	if len(res.Structured) > 0 {
 		out.StructuredContent = res.Structured
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) resourceHandler(sk *skills.Skill, file string) mcpsdk.ResourceHandler {
@@ -469,27 +406,19 @@ func mimeType(file string) string {
 	return "application/octet-stream"
 }
 
-// skillSchema is the input schema of skill_activate or skill_read.
-func skillSchema(names []string, withPath bool) map[string]any {
-	name := map[string]any{"type": "string", "description": "The skill's name, as " + CatalogTool + " lists it."}
-	if len(names) > 0 {
-		name["enum"] = names
-	}
-	props := map[string]any{"name": name}
-	required := []string{"name"}
-	if withPath {
-		props["path"] = map[string]any{"type": "string", "description": "A file path relative to the skill folder, such as references/guide.md."}
-		required = append(required, "path")
-	}
-	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
-}
-
 // sdkTool converts a registry definition, refusing names the skill tools
 // use and input schemas that do not describe an object.
 func sdkTool(def host.ToolDef) (*mcpsdk.Tool, error) {
-	if def.Name == CatalogTool || def.Name == ActivateTool || def.Name == ReadTool {
+	switch def.Name {
+	case CatalogTool, SearchTool, ActivateTool, ReadTool:
 		return nil, errors.New("the name is a skill tool's")
 	}
+	return toSDK(def)
+}
+
+// toSDK converts a tool definition, refusing input schemas that do not
+// describe an object.
+func toSDK(def host.ToolDef) (*mcpsdk.Tool, error) {
 	schema := map[string]any{}
 	if len(bytes.TrimSpace(def.InputSchema)) > 0 && string(bytes.TrimSpace(def.InputSchema)) != "null" {
 		if err := json.Unmarshal(def.InputSchema, &schema); err != nil {

@@ -63,6 +63,7 @@ func ExampleNewServer() {
 	// Output:
 	// tool: skill_activate
 	// tool: skill_read
+	// tool: skill_search
 	// tool: skills_catalog
 	// Read references/guide.md.
 	//

@@ -138,7 +138,7 @@ func TestServerTools(t *testing.T) {
 	s := NewServer([]*skills.Skill{srvTestSkill(t, "demo"), srvTestSkill(t, "other")}, &ServerOptions{Tools: srvTestRegistry(t)})
 	cs := srvConnect(t, s, nil)
 
-	want := []string{"bad", "echo", "fail", "panic", "skill_activate", "skill_read", "skills_catalog"}
+	want := []string{"bad", "echo", "fail", "panic", "skill_activate", "skill_read", "skill_search", "skills_catalog"}
 	if diff := cmp.Diff(want, srvToolNames(t, cs)); diff != "" {
 		t.Errorf("tools mismatch (-want +got):\n%s", diff)
 	}
