@@ -15,8 +15,14 @@ help: ## Show this help.
 build: ## Build the skillrun binary into ./bin.
 	$(GO) build -o bin/skillrun ./cmd/skillrun
 
+.PHONY: deps
+deps: ## Download the Go modules of skillrun and of the guests built in tests (skillrun build fetches none).
+	$(GO) mod download
+	cd examples/extism-upper/src && $(GO) mod download
+	cd runtime/testdata/guests/extplugin && $(GO) mod download
+
 .PHONY: test
-test: ## Run the full test suite with the race detector (what CI runs).
+test: deps ## Run the full test suite with the race detector (what CI runs).
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 .PHONY: check
@@ -81,7 +87,7 @@ js: ## Build the JavaScript interpreter guest (goja, GOOS=wasip1) into the inter
 interpreters: python js ## Build or restore both interpreters.
 
 .PHONY: examples
-examples: ## Build the example skills' Wasm modules
+examples: deps ## Build the example skills' Wasm modules
 	$(GO) run ./cmd/skillrun build examples/csv-stats examples/word-count examples/todo-report examples/fetch-title examples/extism-upper examples/host-echo
 
 .PHONY: demo
