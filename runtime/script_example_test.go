@@ -23,13 +23,12 @@ func ExampleRuntime_RunScript() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, declared, err := runtime.Declared(s, "hello")
-	if err != nil {
-		log.Fatal(err)
+	// Grant as `skillrun run --allow-read=workspace` would: the same
+	// resolver, so the same answer.
+	grants := &capabilities.Resolver{
+		Flags: []capabilities.FlagGrant{{Kind: "read", Value: "workspace", HasValue: true}},
 	}
-	// Grant read of the workspace only (as --allow-read=workspace would).
-	granted, err := capabilities.GrantFromFlags(declared, false,
-		[]capabilities.FlagGrant{{Kind: "read", Value: "workspace", HasValue: true}})
+	grant, err := runtime.Resolve(s, "hello", grants)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +41,7 @@ func ExampleRuntime_RunScript() {
 	res, err := r.RunScript(ctx, s, "hello", &runtime.ScriptRun{
 		Workspace: os.TempDir(),
 		Stdout:    os.Stdout,
-		Granted:   granted,
+		Granted:   grant.Granted, // the script gets grant.Effective
 	})
 	fmt.Println(res.ExitCode, err)
 	// Output:

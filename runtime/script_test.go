@@ -184,3 +184,30 @@ func TestNothingCreatedBeforeRun(t *testing.T) {
 		})
 	}
 }
+
+// TestResolve: a script's resolution is over its skill's declaration
+// merged with its own; "" resolves the whole skill (what a session grants
+// a skill); a missing script is ErrNotRunnable; bad flags are errors.
+func TestResolve(t *testing.T) {
+	s := writeSkill(t, "two", "version = 1\n[capabilities]\nread = [\"skill\"]\n"+
+		"[scripts.a]\nmodule = \"a.wasm\"\n[scripts.a.capabilities]\nenv = [\"LANG\"]\n"+
+		"[scripts.b]\nmodule = \"b.wasm\"\n[scripts.b.capabilities]\nwrite = [\"workspace/out\"]\n", nil)
+	all := &capabilities.Resolver{All: true}
+	for _, tc := range []struct{ script, want string }{
+		{"a", "read=skill, env=LANG"},
+		{"b", "read=skill, write=workspace/out"},
+		{"", "read=skill, write=workspace/out, env=LANG"},
+	} {
+		res, err := Resolve(s, tc.script, all)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, capabilities.Describe(res.Effective), "script %q", tc.script)
+		assert.True(t, res.Missing.IsZero(), "script %q: missing %s", tc.script, capabilities.Describe(res.Missing))
+	}
+	res, err := Resolve(s, "a", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "read=skill, env=LANG", capabilities.Describe(res.Missing))
+	_, err = Resolve(s, "c", all)
+	assert.ErrorIs(t, err, ErrNotRunnable)
+	_, err = Resolve(s, "a", &capabilities.Resolver{Flags: []capabilities.FlagGrant{{Kind: "net"}, {Kind: "env", Value: "HOME", HasValue: true}}})
+	assert.ErrorContains(t, err, "--allow-env=HOME grants nothing")
+}
