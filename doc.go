@@ -1,12 +1,34 @@
 // Package skillrun is the root of a Go runtime that runs Agent Skills from
-// people you do not trust. It holds no code of its own; the packages are:
+// people you do not trust. It holds no code of its own. The packages, from
+// the bottom layer up:
 //
-//   - [github.com/skillrun/skillrun/skills]: SKILL.md and skill.toml:
-//     parse, validate, load (folder, zip, fs.FS), catalog, disclosure, search.
 //   - [github.com/skillrun/skillrun/capabilities]: what a script may touch,
-//     declared by the skill and granted by the operator; deny by default.
+//     declared by the skill and granted by the operator (policy, flags,
+//     prompt) through one [capabilities.Resolver]; deny by default; audit.
+//   - [github.com/skillrun/skillrun/skills]: SKILL.md and skill.toml:
+//     parse, validate, load (folder, zip, fs.FS), discover, catalog,
+//     disclosure, search.
+//   - [github.com/skillrun/skillrun/host]: what a guest, a model or an MCP
+//     client reaches beyond its sandbox: the tool registry, the core
+//     workspace tools, the disclosure tools, tool search, the HTTP fetcher
+//     and the host functions of skillrun's ABI.
+//   - [github.com/skillrun/skillrun/runtime]: the WebAssembly sandbox
+//     (wazero): compile, run within limits, mounts confined with os.Root,
+//     Extism plugins, interpreters for Python and JavaScript sources; and
+//     running a skill's scripts with their grant.
+//   - [github.com/skillrun/skillrun/host/mcp]: serving skills over MCP and
+//     bridging other MCP servers' tools into the registry.
+//   - [github.com/skillrun/skillrun/agent]: agent sessions, a model calling
+//     the skills as tools; [github.com/skillrun/skillrun/agent/providers]
+//     has the HTTP model providers.
+//   - [github.com/skillrun/skillrun/guest]: the Go SDK for skill scripts
+//     built for GOOS=wasip1; guest/interp/js is the JavaScript interpreter
+//     guest.
 //   - cmd/skillrun: the command-line tool.
+//   - internal/...: the ABI wire format (abi), builds (build), interpreter
+//     installs (interp), and small helpers (bm25, frontyaml, fsguard,
+//     llmfake, safefile, skillname, termsafe, tomlx).
 //
-// The layering between them is enforced by deps_test.go; DESIGN.md and
+// The layering between them is enforced by deps_test.go; the README and
 // RATIONALE.md explain it.
 package skillrun
