@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -36,6 +37,9 @@ type Doc [][]string
 type Index struct {
 	weights []float64
 	docs    []Doc
+	// regexpFields is how many fields, from the first, regexp queries
+	// match; all of them unless [Index.RegexpFields] says otherwise.
+	regexpFields int
 	// postings maps a term to the documents that contain it, in document
 	// order, each with its whole BM25F contribution precomputed, so a
 	// search only adds numbers up.
@@ -68,7 +72,7 @@ type posting struct {
 // instead of once per field.
 func New(weights []float64, docs []Doc) *Index {
 	nf := len(weights)
-	ix := &Index{weights: slices.Clone(weights), docs: docs, postings: make(map[string][]posting)}
+	ix := &Index{weights: slices.Clone(weights), docs: docs, regexpFields: nf, postings: make(map[string][]posting)}
 
 	// First pass: term frequencies per field, field lengths, and for each
 	// term the documents that contain it (so its document frequency).
@@ -169,12 +173,21 @@ func (ix *Index) Query(query string, regex bool, maxLen int) ([]float64, error) 
 	return ix.RegexpScores(re), nil
 }
 
+// RegexpFields returns a copy of ix whose regexp queries match only the
+// first n fields: a long field that helps word queries (a skill's body)
+// would make a pattern match almost everything.
+func (ix *Index) RegexpFields(n int) *Index {
+	c := *ix
+	c.regexpFields = max(0, min(n, len(ix.weights)))
+	return &c
+}
+
 // RegexpScores returns, for every document, the sum of the weights of the
-// fields in which some text matches re.
+// fields (see [Index.RegexpFields]) in which some text matches re.
 func (ix *Index) RegexpScores(re *regexp.Regexp) []float64 {
 	scores := make([]float64, len(ix.docs))
 	for i, d := range ix.docs {
-		for f := range min(len(ix.weights), len(d)) {
+		for f := range min(ix.regexpFields, len(d)) {
 			if slices.ContainsFunc(d[f], re.MatchString) {
 				scores[i] += ix.weights[f]
 			}
@@ -259,13 +272,31 @@ func notWordRune(r rune) bool {
 	return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
 }
 
-// stem strips a plural "s" from a word longer than three letters, so
-// "diagrams" finds "diagram", leaving "ss" ("process") alone. That is all
-// the stemming there is: a real stemmer is language-specific, and names
-// are mostly nouns.
+// stem reduces a word to its stem, so "diagrams", "diagramming" and
+// "diagrammed" find each other: the Snowball (Porter2) English stemmer for
+// words of ASCII letters, which is what skill and tool texts mostly are;
+// other words, and those Porter2 leaves alone, lose only a plural "s"
+// (when longer than three letters and not ending in "ss"), since a
+// stemmer for the wrong language does more harm than none.
 func stem(w string) string {
+	if isASCIILetters(w) {
+		if st := english.Stem(w, true); st != w {
+			return st
+		}
+		// Unchanged: Porter2 keeps the "s" of a word with no vowel
+		// before it ("pdfs", "csvs"), which here is an acronym's plural.
+	}
 	if strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && utf8.RuneCountInString(w) > 3 {
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+func isASCIILetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return w != ""
 }

@@ -14,8 +14,11 @@ func TestTokenize(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"workspace_read", []string{"workspace", "read"}},
-		{"mcp__github__create_issues", []string{"mcp", "github", "create", "issue"}},
+		{"workspace_read", []string{"workspac", "read"}},
+		{"mcp__github__create_issues", []string{"mcp", "github", "creat", "issu"}},
+		{"creating created creates", []string{"creat", "creat", "creat"}},
+		{"PDFs CSVs GIFs APIs", []string{"pdf", "csv", "gif", "api"}},
+		{"diagramming diagrams", []string{"diagram", "diagram"}},
 		{"Use this when the user asks for a PDF.", []string{"user", "ask", "pdf"}},
 		{"process class", []string{"process", "class"}},
 		{"donne\u0301es", []string{"donnée"}},
