@@ -180,6 +180,17 @@ type Skip struct {
 	Reason string
 }
 
+// services are what the session's script runs reach beyond their
+// sandbox: its workspace, auditor and MCP servers, and its tools (which
+// serve the scripts' tool_call as they serve the model), declared once.
+func (s *Session) services() host.Services {
+	svc := host.Services{Workspace: s.Workspace, Auditor: s.Auditor, MCP: s.MCP}
+	if s.Tools != nil { // a nil *Registry must not become a non-nil ToolCaller
+		svc.Tools = s.Tools
+	}
+	return svc
+}
+
 func (s *Session) logger() *slog.Logger {
 	if s.Logger == nil {
 		return slog.New(slog.DiscardHandler)

@@ -27,10 +27,7 @@ func (r *run) registry() (*host.Registry, error) {
 	tools = append(tools, r.toolSearchTool())
 	if r.s.Runtime != nil {
 		r.scripts = runtime.NewSkillIndex(r.s.Runtime, r.s.Skills, r.grantFor)
-		r.scripts.Workspace, r.scripts.Auditor, r.scripts.MCP = r.s.Workspace, r.s.Auditor, r.s.MCP
-		if r.s.Tools != nil {
-			r.scripts.Tools = r.s.Tools
-		}
+		r.scripts.Services = r.s.services()
 		for _, sk := range r.s.Skills {
 			if sk.Manifest == nil {
 				continue
@@ -252,13 +249,12 @@ func (r *run) toolSearchTool() host.Tool {
 // call of a script that declares capabilities its grant does not cover
 // asks the Asker (or is denied), and the decision is recorded.
 func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
-	opts := &runtime.ToolOptions{Workspace: r.s.Workspace, Skills: r.scripts, MCP: r.s.MCP, Auditor: r.s.Auditor,
+	svc := r.s.services()
+	svc.Skills = r.scripts
+	opts := &runtime.ToolOptions{Services: svc,
 		Grant: func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
 			return r.permit(ctx, sk.Name, script, declared)
 		}}
-	if r.s.Tools != nil {
-		opts.Tools = r.s.Tools
-	}
 	return runtime.ScriptToolWith(r.s.Runtime, sk, script, capabilities.Set{}, opts)
 }
 

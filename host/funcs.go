@@ -84,14 +84,10 @@ type Env struct {
 	// [abi.MaxPayload]. A write past it fails with "too_large" and writes
 	// nothing.
 	OutputLimit int64
-	// Logger receives the guest's log lines; nil discards them.
-	Logger *slog.Logger
-	// Auditor receives an event for every call; nil records nothing.
-	Auditor capabilities.Auditor
-	Tools   ToolCaller
-	Skills  SkillIndex
-	MCP     MCPCaller
-	Fetch   FetchFunc
+	// Services are the providers the host functions delegate to, the
+	// guest's logger and the auditor, which receives an event for every
+	// call (nil records nothing). Services.Workspace is not used here.
+	Services
 	// Depth is the nesting depth of this run (0 for a run the user or the
 	// agent started); MaxDepth bounds it (0 means [DefaultMaxDepth]).
 	Depth, MaxDepth int

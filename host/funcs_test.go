@@ -70,16 +70,14 @@ func testEnv(out *bytes.Buffer, rec *recorder) *Env {
 		Granted: capabilities.Set{Tools: []string{"echo", "broken"}, MCP: []string{"gh/*"}, Skills: []string{"pdf"}},
 		Input:   []byte(`{"n":1}`),
 		Output:  out, OutputLimit: 10,
-		Auditor: rec,
-		Tools:   fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{},
-		Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
+		Services: Services{Auditor: rec, Tools: fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{}, Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
 			var r abi.FetchRequest
 			_ = json.Unmarshal(req, &r)
 			if strings.Contains(r.URL, "evil") {
 				return nil, &capabilities.DeniedError{Kind: "net", Value: "evil.example:443"}
 			}
 			return json.RawMessage(`{"status":200,"body":"aGk="}`), nil
-		},
+		}},
 	}
 }
 
@@ -222,7 +220,7 @@ func FuzzDispatch(f *testing.F) {
 // not_found, not an internal error.
 func TestDispatchUnknownTool(t *testing.T) {
 	granted := capabilities.Set{Tools: []string{"ghost"}}
-	e := &Env{Skill: "s", Script: "x", Granted: granted, Tools: NewRegistry()}
+	e := &Env{Skill: "s", Script: "x", Granted: granted, Services: Services{Tools: NewRegistry()}}
 	_, err := abi.DecodeResponse(e.Dispatch(context.Background(), abi.FuncToolCall, []byte(`{"name":"ghost"}`)))
 	var ae *abi.Error
 	if !errors.As(err, &ae) || ae.Code != abi.CodeNotFound {

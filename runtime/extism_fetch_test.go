@@ -28,7 +28,7 @@ func TestCallPluginSkillrunFetch(t *testing.T) {
 	call := func(granted capabilities.Set) string {
 		t.Helper()
 		env := &host.Env{Skill: "ext", Script: "fetch", Granted: granted,
-			Fetch: fetchFunc(host.NewFetcher(granted, &host.FetchOptions{Skill: "ext", Script: "fetch"}))}
+			Services: host.Services{Fetch: fetchFunc(host.NewFetcher(granted, &host.FetchOptions{Skill: "ext", Script: "fetch"}))}}
 		out, _, err := r.CallPlugin(context.Background(), wasm, &PluginCall{
 			Name: "ext:fetch", Export: "skfetch", Input: []byte(`{"url":"` + srv.URL + `/ping"}`), Host: env,
 		})

@@ -126,9 +126,7 @@ func fuzzHostEnv(out *bytes.Buffer, outputLimit int64) *host.Env {
 		Input:       []byte(`{"fuzz":true}`),
 		Output:      out,
 		OutputLimit: outputLimit,
-		Auditor:     capabilities.Discard,
-		Tools:       fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{},
-		Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
+		Services: host.Services{Auditor: capabilities.Discard, Tools: fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{}, Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
 			var r abi.FetchRequest
 			if err := json.Unmarshal(req, &r); err != nil {
 				return nil, err
@@ -137,7 +135,8 @@ func fuzzHostEnv(out *bytes.Buffer, outputLimit int64) *host.Env {
 				return nil, &capabilities.DeniedError{Kind: "net", Value: "evil.example:443"}
 			}
 			return json.Marshal(abi.FetchResponse{Status: 200, Body: []byte(fmt.Sprintf("fetched %.100s", r.URL))})
-		},
+		}},
+
 		MaxDepth: 4,
 	}
 }

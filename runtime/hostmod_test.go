@@ -96,9 +96,7 @@ func hostEnv(out *bytes.Buffer, audit capabilities.Auditor) *host.Env {
 	e := &host.Env{
 		Skill: "me", Script: "hostcall",
 		Granted: capabilities.Set{Tools: []string{"echo"}, MCP: []string{"gh/*"}, Skills: []string{"pdf", "self"}},
-		Auditor: audit,
-		Tools:   fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{},
-		Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
+		Services: host.Services{Auditor: audit, Tools: fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{}, Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
 			var r abi.FetchRequest
 			if err := json.Unmarshal(req, &r); err != nil {
 				return nil, err
@@ -107,7 +105,7 @@ func hostEnv(out *bytes.Buffer, audit capabilities.Auditor) *host.Env {
 				return nil, &capabilities.DeniedError{Kind: "net", Value: "evil.example:443"}
 			}
 			return json.Marshal(abi.FetchResponse{Status: 200, Body: []byte("fetched " + r.URL)})
-		},
+		}},
 	}
 	if out != nil {
 		e.Output = out

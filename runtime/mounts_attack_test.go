@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -96,7 +97,7 @@ func TestAttackSubPathGrantSymlinkOut(t *testing.T) {
 		if err := os.Symlink(elsewhere, filepath.Join(ws, "out")); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := runProbe(t, s, &ScriptRun{Workspace: ws}, "write", "/workspace/out/pwned.txt", "x")
+		_, _, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}}, "write", "/workspace/out/pwned.txt", "x")
 		if !errors.Is(err, ErrNotRunnable) {
 			t.Errorf("err = %v; want ErrNotRunnable", err)
 		}
@@ -175,7 +176,7 @@ func TestAttackProtectedSkillFolder(t *testing.T) {
 		{"rename", "/workspace/.agents/skills/b", "/workspace/moved"},
 		{"rename", "/workspace/alias/b.wasm", "/workspace/stolen.wasm"},
 	} {
-		out, res, err := runProbe(t, s, &ScriptRun{Workspace: ws, Protected: []string{skillB}, Auditor: audit.auditor()}, args...)
+		out, res, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws, Auditor: audit.auditor()}, Protected: []string{skillB}}, args...)
 		if err != nil {
 			t.Fatalf("%q: %v", args, err)
 		}
@@ -195,7 +196,7 @@ func TestAttackProtectedSkillFolder(t *testing.T) {
 	audit.has(t, "deny fs.rename /workspace/.agents -> /workspace/moved", "protected folder")
 
 	// The rest of the workspace is writable, next to the skills too.
-	out, res, err := runProbe(t, s, &ScriptRun{Workspace: ws, Protected: []string{skillB}},
+	out, res, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}, Protected: []string{skillB}},
 		"write", "/workspace/.agents/notes.txt", "fine")
 	if err != nil || res.ExitCode != 0 {
 		t.Errorf("writing next to the skills: %q, %v, %v", out, res, err)
@@ -213,7 +214,7 @@ func TestAttackProtectedOwnFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, res, err := runProbe(t, s, &ScriptRun{Workspace: ws}, "write", "/workspace/probe/scripts/probe.wasm", "evil")
+	out, res, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}}, "write", "/workspace/probe/scripts/probe.wasm", "evil")
 	if err != nil || res.ExitCode != 1 || !strings.Contains(strings.ToLower(out), "read-only file system") {
 		t.Errorf("overwriting its own module: %q, %v, %v; want EROFS", out, res, err)
 	}

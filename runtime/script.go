@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -32,8 +31,17 @@ const maxModuleSize = 256 << 20
 // A ScriptRun says how to run one script of a loaded skill with
 // [Runtime.RunScript].
 type ScriptRun struct {
-	// Workspace is the host folder mounted at /workspace, as granted.
-	Workspace string
+	// Services are what the run reaches beyond its sandbox: the
+	// workspace mounted at /workspace (as granted), the auditor of every
+	// capability use and denial, the logger of its log lines, and the
+	// providers of tool_call, skills_*, mcp_call and http_fetch, each
+	// checked against the effective grant. The workspace tools never
+	// come from Services.Tools: every run gets its own, built over the
+	// workspace and the run's effective grant, with the protected
+	// folders kept unchangeable, because a caller's act with the caller's
+	// wider grant. A nil Fetch means a [host.Fetcher] over the effective
+	// grant.
+	host.Services
 	// Args are passed after the manifest's fixed args.
 	Args           []string
 	Stdin          io.Reader
@@ -41,13 +49,6 @@ type ScriptRun struct {
 	// Granted is what the operator grants. The script gets
 	// declared ∩ granted ([capabilities.Effective]); nothing by default.
 	Granted capabilities.Set
-	// Auditor receives every capability use and denial (nil: the
-	// auditor of ctx, see [capabilities.WithAuditor], or none).
-	Auditor capabilities.Auditor
-
-	// The rest feeds the skillrun host functions (ABI.md) the script may
-	// call; each is checked against the effective grant.
-
 	// Input is what the input host function returns: a JSON value (other
 	// bytes reach the guest as a JSON string); nil means null.
 	Input []byte
@@ -55,23 +56,6 @@ type ScriptRun struct {
 	// function; nil means Stdout. They count against the run's one output
 	// limit, with stdout, stderr and log lines.
 	Output io.Writer
-	// Logger receives the script's log lines (nil: dropped).
-	Logger *slog.Logger
-	// Tools serves tool_call (nil: no tools but the workspace ones). The
-	// workspace tools ([host.IsWorkspaceTool]) never come from Tools:
-	// every run gets its own, built over Workspace and the run's
-	// effective grant, with the protected folders kept unchangeable,
-	// because a caller's act with the caller's wider grant.
-	Tools host.ToolCaller
-	// Skills serves skills_search, skill_activate and skill_run (nil:
-	// "unavailable"). skill_read of the script's own skill needs no index.
-	Skills host.SkillIndex
-	// MCP serves mcp_call (nil: "unavailable").
-	MCP host.MCPCaller
-	// Fetch serves http_fetch. Nil means a [host.Fetcher] over the
-	// effective grant, so the net hosts granted are reachable and no
-	// other.
-	Fetch host.FetchFunc
 	// Depth is the nesting depth of the run: 0 for a run the user or an
 	// agent started, the depth given to [host.SkillIndex.RunScript] for a
 	// run started by another script's skill_run.
@@ -269,9 +253,13 @@ func scriptHostEnv(s *skills.Skill, script string, eff capabilities.Set, auditor
 	if out == nil {
 		out = sr.Stdout
 	}
-	fetch := sr.Fetch
-	if fetch == nil {
-		fetch = fetchFunc(host.NewFetcher(eff, &host.FetchOptions{Auditor: auditor, Skill: s.Name, Script: script}))
+	// The run's services, with its auditor, skill_read of its own skill,
+	// and a fetcher over its own grant unless one was given.
+	svc := sr.Services
+	svc.Auditor = auditor
+	svc.Skills = &selfIndex{self: s, SkillIndex: sr.Skills}
+	if svc.Fetch == nil {
+		svc.Fetch = fetchFunc(host.NewFetcher(eff, &host.FetchOptions{Auditor: auditor, Skill: s.Name, Script: script}))
 	}
 	return &host.Env{
 		Skill:       s.Name,
@@ -280,12 +268,7 @@ func scriptHostEnv(s *skills.Skill, script string, eff capabilities.Set, auditor
 		Input:       sr.Input,
 		Output:      out,
 		OutputLimit: int64(eff.Output),
-		Logger:      sr.Logger,
-		Auditor:     auditor,
-		Tools:       sr.Tools,
-		Skills:      &selfIndex{self: s, SkillIndex: sr.Skills},
-		MCP:         sr.MCP,
-		Fetch:       fetch,
+		Services:    svc,
 		Depth:       sr.Depth,
 	}
 }

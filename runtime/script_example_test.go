@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/runtime"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -39,9 +40,9 @@ func ExampleRuntime_RunScript() {
 	}
 	defer r.Close(ctx)
 	res, err := r.RunScript(ctx, s, "hello", &runtime.ScriptRun{
-		Workspace: os.TempDir(),
-		Stdout:    os.Stdout,
-		Granted:   grant.Granted, // the script gets grant.Effective
+		Services: host.Services{Workspace: os.TempDir()},
+		Stdout:   os.Stdout,
+		Granted:  grant.Granted, // the script gets grant.Effective
 	})
 	fmt.Println(res.ExitCode, err)
 	// Output:

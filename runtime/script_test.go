@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,7 +52,7 @@ func TestRunScriptNestedWrite(t *testing.T) {
 	run := func(args ...string) (string, *Result, error) {
 		var out bytes.Buffer
 		res, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{
-			Workspace: ws, Args: args, Stdout: &out, Stderr: &out, Granted: grant(t, declared),
+			Services: host.Services{Workspace: ws}, Args: args, Stdout: &out, Stderr: &out, Granted: grant(t, declared),
 		})
 		return out.String(), res, err
 	}
@@ -89,7 +90,7 @@ func TestRunScriptNotRunnable(t *testing.T) {
 
 	// Module not built.
 	require.NoError(t, os.Remove(filepath.Join(filepath.Dir(s.Location), "scripts", "probe.wasm")))
-	_, err = r.RunScript(context.Background(), s, "probe", &ScriptRun{Workspace: t.TempDir(), Granted: grant(t, declared)})
+	_, err = r.RunScript(context.Background(), s, "probe", &ScriptRun{Services: host.Services{Workspace: t.TempDir()}, Granted: grant(t, declared)})
 	assert.ErrorIs(t, err, ErrNotRunnable)
 	assert.ErrorContains(t, err, "module scripts/probe.wasm")
 }
@@ -127,8 +128,8 @@ func TestRunScriptAudit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a"), 0o644))
 	var log bytes.Buffer
 	a := capabilities.NewJSONLAuditor(&log)
-	_, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{Workspace: ws, Args: []string{"read", "/workspace/a.txt"},
-		Granted: grant(t, declared), Auditor: a})
+	_, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{Services: host.Services{Workspace: ws, Auditor: a}, Args: []string{"read", "/workspace/a.txt"},
+		Granted: grant(t, declared)})
 	require.NoError(t, err)
 	require.NoError(t, a.Err())
 	text := log.String()
@@ -173,7 +174,7 @@ func TestNothingCreatedBeforeRun(t *testing.T) {
 			require.NoError(t, err)
 			ws := t.TempDir()
 			_, err = r.RunScript(context.Background(), s, "run", &ScriptRun{
-				Workspace: ws, Granted: grant(t, declared),
+				Services: host.Services{Workspace: ws}, Granted: grant(t, declared),
 				Interpreters: func(context.Context, string) (*SourceInterpreter, error) {
 					return nil, fmt.Errorf("%w: no python here", ErrNotRunnable)
 				},

@@ -42,26 +42,16 @@ const (
 // result with IsError set that says why and ends with the tail of its
 // stderr. Only a failure of the host itself (ctx cancelled) is an error.
 func ScriptTool(r *Runtime, s *skills.Skill, script string, granted capabilities.Set, workspace string) host.Tool {
-	return ScriptToolWith(r, s, script, granted, &ToolOptions{Workspace: workspace})
+	return ScriptToolWith(r, s, script, granted, &ToolOptions{Services: host.Services{Workspace: workspace}})
 }
 
 // ToolOptions are what the runs of a script tool may reach besides their
 // mounts, each only as the run's effective grant allows (see [ScriptRun]).
 type ToolOptions struct {
-	// Workspace is the host folder mounted at /workspace.
-	Workspace string
-	// Tools, Skills and MCP serve the guest's tool_call, skills_* and
-	// skill_run, and mcp_call; nil leaves the function unavailable.
-	// Tools serves every tool but the workspace ones, which are always
-	// rebuilt over Workspace and the run's own effective grant (see
-	// [ScriptRun.Tools]), never taken from Tools, whose act with another
-	// grant.
-	Tools  host.ToolCaller
-	Skills host.SkillIndex
-	MCP    host.MCPCaller
-	// Auditor receives the runs' capability events (nil: the auditor of
-	// the call's context, if any).
-	Auditor capabilities.Auditor
+	// Services are what each run of the tool reaches beyond its sandbox
+	// (see [ScriptRun]): the workspace, the auditor (nil: the call
+	// context's), the logger and the providers of the host functions.
+	host.Services
 	// Grant, if set, decides each call's grant in place of the tool's
 	// fixed one: it gets what the script declares and returns the grant
 	// to run with, or a result to return without running (a refusal).
@@ -156,16 +146,12 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		granted = g
 	}
 	sr := &ScriptRun{
-		Workspace: t.opts.Workspace,
-		Granted:   granted,
-		Auditor:   t.opts.Auditor,
-		Input:     input,
-		Stdin:     bytes.NewReader(input),
-		Tools:     t.opts.Tools, // RunScript builds the workspace tools
+		Services: t.opts.Services, // RunScript builds the workspace tools
+		Granted:  granted,
 
-		Skills: t.opts.Skills,
-		MCP:    t.opts.MCP,
-		Depth:  host.CallerFrom(ctx).Depth,
+		Input: input,
+		Stdin: bytes.NewReader(input),
+		Depth: host.CallerFrom(ctx).Depth,
 	}
 	if t.argv {
 		sr.Args, sr.Stdin = commandLine(input)

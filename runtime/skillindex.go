@@ -22,15 +22,10 @@ import (
 // Set the exported fields before the first use and do not change them
 // afterwards; a SkillIndex is then safe for concurrent use.
 type SkillIndex struct {
-	// Workspace is the host folder scripts run by RunScript get at
-	// /workspace, as their grant allows.
-	Workspace string
-	// Auditor receives the capability events of those runs (nil: none).
-	Auditor capabilities.Auditor
-	// Tools and MCP serve the tool_call and mcp_call of those runs; Tools
-	// every tool but the workspace ones, as [ToolOptions.Tools].
-	Tools host.ToolCaller
-	MCP   host.MCPCaller
+	// Services are what the scripts run by RunScript reach beyond their
+	// sandbox (see [ScriptRun]). Services.Skills is ignored: those runs'
+	// skill_run is served by this index.
+	host.Services
 
 	r       *Runtime
 	byName  map[string]*skills.Skill
@@ -132,18 +127,22 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 		granted = x.granted(skill)
 	}
 	sr := &ScriptRun{
-		Workspace: x.Workspace,
-		Granted:   granted,
-		Auditor:   x.Auditor,
-		Input:     input,
-		Stdin:     strings.NewReader(string(input)),
-		Tools:     x.Tools, // RunScript builds the workspace tools
-		Skills:    x,
-		MCP:       x.MCP,
-		Depth:     depth,
+		Services: x.runServices(), // RunScript builds the workspace tools
+		Granted:  granted,
+		Input:    input,
+		Stdin:    strings.NewReader(string(input)),
+		Depth:    depth,
 	}
 	if sc.InputSchema == "" { // a command-line script, as its tool takes it
 		sr.Args, sr.Stdin = commandLine(input)
 	}
 	return runAsTool(ctx, x.r, s, script, sr)
+}
+
+// runServices are the services of a run this index starts: its own, with
+// skill_run served by the index itself.
+func (x *SkillIndex) runServices() host.Services {
+	svc := x.Services
+	svc.Skills = x
+	return svc
 }

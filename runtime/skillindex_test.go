@@ -110,15 +110,12 @@ func TestRunScriptHostFunctions(t *testing.T) {
 		var mu sync.Mutex
 		var events []capabilities.Event
 		res, err := r.RunScript(context.Background(), me, "hostcall", &ScriptRun{
-			Workspace: ws, Stdout: &stdout, Stderr: &stdout, Output: &out,
-			Granted: granted, Input: []byte(`{"mode":"all"}`),
-			Auditor: capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) {
+			Services: host.Services{Workspace: ws, Auditor: capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				events = append(events, e)
-			}),
-			Tools:  coreRegistry(t, ws, capabilities.Effective(declared, granted)),
-			Skills: ix,
+			}), Tools: coreRegistry(t, ws, capabilities.Effective(declared, granted)), Skills: ix}, Stdout: &stdout, Stderr: &stdout, Output: &out,
+			Granted: granted, Input: []byte(`{"mode":"all"}`),
 		})
 		require.NoError(t, err)
 		require.Equal(t, uint32(0), res.ExitCode, stdout.String())
@@ -177,7 +174,7 @@ func TestSkillIndexRecursion(t *testing.T) {
 	var stdout, out strings.Builder
 	res, err := r.RunScript(context.Background(), self, "hostcall", &ScriptRun{
 		Stdout: &stdout, Stderr: &stdout, Output: &out, Granted: granted,
-		Input: []byte(`{"mode":"recurse"}`), Skills: ix,
+		Input: []byte(`{"mode":"recurse"}`), Services: host.Services{Skills: ix},
 	})
 	require.NoError(t, err)
 	require.Equal(t, uint32(0), res.ExitCode, stdout.String())
@@ -191,7 +188,7 @@ func TestSkillIndexRecursion(t *testing.T) {
 	out.Reset()
 	_, err = r.RunScript(context.Background(), self, "hostcall", &ScriptRun{
 		Stdout: &stdout, Stderr: &stdout, Output: &out, Granted: granted,
-		Input: []byte(`{"mode":"recurse"}`), Skills: ix2,
+		Input: []byte(`{"mode":"recurse"}`), Services: host.Services{Skills: ix2},
 	})
 	require.NoError(t, err)
 	assert.Equal(t, "nested(limit: denied: self:hostcall: skills self denied: not granted (add --allow-skills=self))", out.String())

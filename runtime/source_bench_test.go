@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -142,7 +143,9 @@ func BenchmarkSourceWorkload(b *testing.B) {
 			}
 			skillDir := filepath.Dir(s.Location)
 			benchSource(b, s, "report", c.lang,
-				func() *ScriptRun { return &ScriptRun{Workspace: ws, Args: []string{"sales.csv"}} },
+				func() *ScriptRun {
+					return &ScriptRun{Services: host.Services{Workspace: ws}, Args: []string{"sales.csv"}}
+				},
 				func() *exec.Cmd {
 					cmd := exec.Command(native, filepath.Join(skillDir, c.file), "sales.csv")
 					cmd.Env = append(os.Environ(), "WORKSPACE="+ws, "PYTHONPATH="+filepath.Join(skillDir, "lib"))

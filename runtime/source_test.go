@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/stretchr/testify/assert"
@@ -144,7 +145,7 @@ func TestSourceCSVReport(t *testing.T) {
 		t.Run(c.lang, func(t *testing.T) {
 			s := loadExample(t, c.skill)
 			ws := workspaceCopy(t)
-			r := runSource(t, s, "report", c.lang, &ScriptRun{Workspace: ws, Args: []string{"sales.csv"}})
+			r := runSource(t, s, "report", c.lang, &ScriptRun{Services: host.Services{Workspace: ws}, Args: []string{"sales.csv"}})
 			require.NoError(t, r.err, "stderr: %s", r.stderr)
 			require.Equal(t, uint32(0), r.res.ExitCode, "stderr: %s", r.stderr)
 			assert.Equal(t, "10 rows, 4 groups, total revenue 746.30; top region: west (31.1%); wrote out/report.md\n", r.stdout)
@@ -155,7 +156,7 @@ func TestSourceCSVReport(t *testing.T) {
 			assert.Contains(t, string(report), "Total: 746.30")
 
 			// Only out/ is writable: the CSV's folder is not.
-			r = runSource(t, s, "report", c.lang, &ScriptRun{Workspace: ws, Args: []string{"nope.csv"}})
+			r = runSource(t, s, "report", c.lang, &ScriptRun{Services: host.Services{Workspace: ws}, Args: []string{"nope.csv"}})
 			require.NoError(t, r.err)
 			assert.NotEqual(t, uint32(0), r.res.ExitCode)
 			assert.Contains(t, r.stderr, "nope.csv")
@@ -169,7 +170,7 @@ func TestSourcePythonConfigJSON(t *testing.T) {
 	s := loadExample(t, "py-csv-report")
 	ws := workspaceCopy(t)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "report.json"), []byte(`{"group": "region", "sum": "units"}`), 0o644))
-	r := runSource(t, s, "report", interp.Python, &ScriptRun{Workspace: ws, Args: []string{"sales.csv"}})
+	r := runSource(t, s, "report", interp.Python, &ScriptRun{Services: host.Services{Workspace: ws}, Args: []string{"sales.csv"}})
 	require.NoError(t, r.err)
 	require.Equal(t, uint32(0), r.res.ExitCode, "stderr: %s", r.stderr)
 	assert.Contains(t, r.stdout, "total units")
@@ -221,7 +222,7 @@ func TestSourceHostFilesDenied(t *testing.T) {
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			s := sourceSkill(t, `read = ["workspace"]`, c.file, map[string]string{c.file: c.src})
-			r := runSource(t, s, "main", c.lang, &ScriptRun{Workspace: workspaceCopy(t)})
+			r := runSource(t, s, "main", c.lang, &ScriptRun{Services: host.Services{Workspace: workspaceCopy(t)}})
 			require.NoError(t, r.err)
 			assert.NotEqual(t, uint32(0), r.res.ExitCode)
 			assert.Contains(t, r.stderr, c.want)
@@ -231,11 +232,11 @@ func TestSourceHostFilesDenied(t *testing.T) {
 			ws := workspaceCopy(t)
 			read := strings.Replace(c.src, "/etc/passwd", "/workspace/sales.csv", 1)
 			s = sourceSkill(t, `read = ["workspace"]`, c.file, map[string]string{c.file: read})
-			r = runSource(t, s, "main", c.lang, &ScriptRun{Workspace: ws, Granted: noGrant})
+			r = runSource(t, s, "main", c.lang, &ScriptRun{Services: host.Services{Workspace: ws}, Granted: noGrant})
 			require.NoError(t, r.err)
 			assert.NotEqual(t, uint32(0), r.res.ExitCode)
 			assert.NotContains(t, r.stdout, "region")
-			r = runSource(t, s, "main", c.lang, &ScriptRun{Workspace: ws})
+			r = runSource(t, s, "main", c.lang, &ScriptRun{Services: host.Services{Workspace: ws}})
 			require.NoError(t, r.err)
 			assert.Equal(t, uint32(0), r.res.ExitCode, "stderr: %s", r.stderr)
 			assert.Contains(t, r.stdout, "region,units")
@@ -316,7 +317,7 @@ with zipfile.ZipFile("/workspace/report.docx") as z:
 `,
 	})
 	ws := t.TempDir()
-	r := runSource(t, s, "main", interp.Python, &ScriptRun{Workspace: ws})
+	r := runSource(t, s, "main", interp.Python, &ScriptRun{Services: host.Services{Workspace: ws}})
 	require.NoError(t, r.err)
 	require.Equal(t, uint32(0), r.res.ExitCode, "stderr: %s", r.stderr)
 	assert.Equal(t, "zlib True\ngzip True\ndeflated True True\n", r.stdout)

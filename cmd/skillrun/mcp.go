@@ -86,13 +86,14 @@ refuses requests whose Host or Origin is not that address.`,
 				if grantFor == nil {
 					grantFor = func(string) capabilities.Set { return capabilities.Set{} }
 				}
-				opts := &runtime.ToolOptions{Workspace: workspace}
-				ix := runtime.NewSkillIndex(rt, list, grantFor)
-				ix.Workspace = workspace
-				opts.Skills = ix
+				svc := host.Services{Workspace: workspace}
 				if bridge != nil {
-					ix.MCP, opts.MCP = bridge, bridge
+					svc.MCP = bridge
 				}
+				ix := runtime.NewSkillIndex(rt, list, grantFor)
+				ix.Services = svc
+				svc.Skills = ix
+				opts := &runtime.ToolOptions{Services: svc}
 				for _, d := range reg.List() {
 					if d.Source == host.SourceSkill {
 						reg.Remove(d.Name)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/skillname"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/runtime"
@@ -207,15 +208,13 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	}
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
 	sr := &runtime.ScriptRun{
-		Workspace: f.workspace,
-		Args:      scriptArgs,
-		Stdin:     cmd.InOrStdin(),
-		Stdout:    cmd.OutOrStdout(),
-		Stderr:    stderr,
-		Granted:   grant.Granted,
-		Auditor:   auditor,
-		Input:     input,
-		Logger:    guestLogger(stderr),
+		Services: host.Services{Workspace: f.workspace, Auditor: auditor, Logger: guestLogger(stderr)},
+		Args:     scriptArgs,
+		Stdin:    cmd.InOrStdin(),
+		Stdout:   cmd.OutOrStdout(),
+		Stderr:   stderr,
+		Granted:  grant.Granted,
+		Input:    input,
 	}
 	if f.mcpConfig != "" {
 		bridge, err := startBridge(ctx, f.mcpConfig, stderr)
@@ -226,8 +225,10 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		sr.MCP = bridge
 	}
 	if len(catalog) > 0 {
-		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr)) // loaded by resolve
-		ix.Workspace, ix.Auditor = f.workspace, auditor
+		// The runs it starts reach what this one does (the policy was
+		// loaded by resolve).
+		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr))
+		ix.Services = sr.Services
 		sr.Skills = ix
 	}
 	res, err := rt.RunScript(ctx, s, scriptName, sr)

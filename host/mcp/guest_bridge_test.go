@@ -69,10 +69,9 @@ func TestGuestCallsBridgedTool(t *testing.T) {
 		var events []capabilities.Event
 		env := &host.Env{
 			Skill: "demo", Script: "mcpguest",
-			Granted: capabilities.Set{MCP: grant},
-			Input:   []byte(input),
-			MCP:     b,
-			Auditor: capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) { events = append(events, e) }),
+			Granted:  capabilities.Set{MCP: grant},
+			Input:    []byte(input),
+			Services: host.Services{MCP: b, Auditor: capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) { events = append(events, e) })},
 		}
 		var stdout bytes.Buffer
 		res, err := m.Run(ctx, &runtime.RunConfig{Name: "demo:mcpguest", Host: env, Stdout: &stdout, Stderr: &stdout, Timeout: time.Minute})
