@@ -255,7 +255,7 @@ func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
 		Grant: func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
 			return r.permit(ctx, sk.Name, script, declared)
 		}}
-	return runtime.ScriptToolWith(r.s.Runtime, sk, script, capabilities.Set{}, opts)
+	return runtime.ScriptTool(r.s.Runtime, sk, script, capabilities.Set{}, opts)
 }
 
 // permit returns the grant a call of skill:script runs with: what the

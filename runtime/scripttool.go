@@ -24,27 +24,6 @@ const (
 	stderrTail = 2 << 10
 )
 
-// ScriptTool returns script of the skill s as a [host.Tool] named
-// [host.SkillToolName](s.Name, script), of source "skill" and plugin
-// s.Name. Its description is the script's (or else the skill's), its
-// input schema the script's input_schema file, read through os.Root and
-// bounded by [host.MaxSchemaSize], or [CommandLineSchema] if the script
-// declares none.
-//
-// Call runs the script with [Runtime.RunScript] under granted, with
-// workspace mounted as granted: the input is what the input host function
-// returns and also the script's stdin; for a command-line tool (no input
-// schema) the input's "args" are the script's arguments and its "stdin",
-// if given, the script's stdin instead. The result's content is what the
-// script wrote with the output host function or, if nothing, its stdout.
-// A script that exits non-zero, or that the sandbox stopped (timeout,
-// memory, output limit, trap, denial, or a module not built), gives a
-// result with IsError set that says why and ends with the tail of its
-// stderr. Only a failure of the host itself (ctx cancelled) is an error.
-func ScriptTool(r *Runtime, s *skills.Skill, script string, granted capabilities.Set, workspace string) host.Tool {
-	return ScriptToolWith(r, s, script, granted, &ToolOptions{Services: host.Services{Workspace: workspace}})
-}
-
 // ToolOptions are what the runs of a script tool may reach besides their
 // mounts, each only as the run's effective grant allows (see [ScriptRun]).
 type ToolOptions struct {
@@ -59,10 +38,26 @@ type ToolOptions struct {
 	Grant func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error)
 }
 
-// ScriptToolWith is [ScriptTool] with the host functions of o: a script
-// run as a tool can then call other tools, skills and MCP servers, as it
-// can under `skillrun run`. A nil o is the zero ToolOptions.
-func ScriptToolWith(r *Runtime, s *skills.Skill, script string, granted capabilities.Set, o *ToolOptions) host.Tool {
+// ScriptTool returns script of the skill s as a [host.Tool] named
+// [host.SkillToolName](s.Name, script), of source "skill" and plugin
+// s.Name. Its description is the script's (or else the skill's), its
+// input schema the script's input_schema file, read through os.Root and
+// bounded by [host.MaxSchemaSize], or [CommandLineSchema] if the script
+// declares none.
+//
+// Call runs the script with [Runtime.RunScript] under granted (or what
+// o.Grant decides), with o's services (a nil o is the zero ToolOptions):
+// the workspace mounted as granted, and the tools, skills and MCP servers
+// the script may call, as under `skillrun run`. The input is what the
+// input host function returns and also the script's stdin; for a command-line tool (no input
+// schema) the input's "args" are the script's arguments and its "stdin",
+// if given, the script's stdin instead. The result's content is what the
+// script wrote with the output host function or, if nothing, its stdout.
+// A script that exits non-zero, or that the sandbox stopped (timeout,
+// memory, output limit, trap, denial, or a module not built), gives a
+// result with IsError set that says why and ends with the tail of its
+// stderr. Only a failure of the host itself (ctx cancelled) is an error.
+func ScriptTool(r *Runtime, s *skills.Skill, script string, granted capabilities.Set, o *ToolOptions) host.Tool {
 	t := &scriptTool{r: r, s: s, script: script, granted: granted}
 	if o != nil {
 		t.opts = *o

@@ -32,9 +32,9 @@ args = ["echo"]
 		"schemas/in.json":       []byte(modeSchema),
 	})
 	reg := host.NewRegistry()
-	tool := ScriptTool(r, s, "hostcall", capabilities.Set{}, "")
+	tool := ScriptTool(r, s, "hostcall", capabilities.Set{}, nil)
 	require.NoError(t, reg.Add(tool))
-	require.NoError(t, reg.Add(ScriptTool(r, s, "echo", capabilities.Set{}, "")))
+	require.NoError(t, reg.Add(ScriptTool(r, s, "echo", capabilities.Set{}, nil)))
 
 	def := tool.Definition()
 	assert.Equal(t, "me__hostcall", def.Name)
@@ -92,7 +92,7 @@ func TestScriptToolSandboxError(t *testing.T) {
 	r := sharedEnv(t, false).r
 	s := writeSkill(t, "gone", "version = 1\n[scripts.x]\nmodule = \"scripts/x.wasm\"\ninput_schema = \"schemas/missing.json\"\n",
 		map[string][]byte{"scripts/x.wasm": []byte("not wasm")})
-	tool := ScriptTool(r, s, "x", capabilities.Set{}, "")
+	tool := ScriptTool(r, s, "x", capabilities.Set{}, nil)
 	res, err := tool.Call(context.Background(), json.RawMessage(`{}`))
 	require.NoError(t, err)
 	assert.True(t, res.IsError)
@@ -100,7 +100,7 @@ func TestScriptToolSandboxError(t *testing.T) {
 
 	s = writeSkill(t, "bad", "version = 1\n[scripts.x]\nmodule = \"scripts/x.wasm\"\n",
 		map[string][]byte{"scripts/x.wasm": []byte("not wasm")})
-	res, err = ScriptTool(r, s, "x", capabilities.Set{}, "").Call(context.Background(), json.RawMessage(`{}`))
+	res, err = ScriptTool(r, s, "x", capabilities.Set{}, nil).Call(context.Background(), json.RawMessage(`{}`))
 	require.NoError(t, err)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "bad:x failed:")
@@ -116,7 +116,7 @@ func TestScriptToolGrantHook(t *testing.T) {
 	t.Setenv("HOOK_VAR", "visible")
 	var seen []capabilities.Set
 	refuse := true
-	tool := ScriptToolWith(r, s, "env", capabilities.Set{}, &ToolOptions{
+	tool := ScriptTool(r, s, "env", capabilities.Set{}, &ToolOptions{
 		Grant: func(_ context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
 			seen = append(seen, declared)
 			if refuse {

@@ -58,12 +58,38 @@ func InstalledInterpreters(dir string) InterpreterFunc {
 			}
 			return nil, err
 		}
-		return SourceInterpreterOf(in), nil
+		return sourceInterpreterOf(in), nil
 	}
 }
 
-// SourceInterpreterOf converts what package interp found.
-func SourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
+// BuildingInterpreters is [InstalledInterpreters] that builds the
+// JavaScript interpreter from skillrun's own source on first use (it is
+// pure Go), writing one progress line to progress (nil: none); Python
+// must be installed (`skillrun interpreters install python`). It is how
+// `skillrun run` finds interpreters.
+func BuildingInterpreters(dir string, progress io.Writer) InterpreterFunc {
+	installed := InstalledInterpreters(dir)
+	return func(ctx context.Context, language string) (*SourceInterpreter, error) {
+		if language != interp.JS {
+			return installed(ctx, language)
+		}
+		d := dir
+		if d == "" {
+			var err error
+			if d, err = interp.DefaultDir(); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+			}
+		}
+		in, err := interp.EnsureJS(ctx, d, &interp.BuildOptions{Progress: progress})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+		}
+		return sourceInterpreterOf(in), nil
+	}
+}
+
+// sourceInterpreterOf converts what package interp found.
+func sourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
 	si := &SourceInterpreter{Language: in.Language, Module: in.Module, Env: in.Env, Args: in.Args}
 	for _, m := range in.Mounts {
 		si.Mounts = append(si.Mounts, Mount{HostDir: m.HostDir, GuestPath: m.GuestPath})

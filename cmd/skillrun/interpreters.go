@@ -153,18 +153,5 @@ func listInterpreters(w io.Writer, dir string, asJSON bool) error {
 // from the cache folder, and the JavaScript one built from source on
 // first use (a progress line on stderr).
 func runInterpreters(progress io.Writer) runtime.InterpreterFunc {
-	return func(ctx context.Context, language string) (*runtime.SourceInterpreter, error) {
-		if language != interp.JS {
-			return runtime.InstalledInterpreters("")(ctx, language)
-		}
-		d, err := interp.DefaultDir()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", runtime.ErrNotRunnable, err)
-		}
-		in, err := interp.EnsureJS(ctx, d, &interp.BuildOptions{Progress: progress})
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", runtime.ErrNotRunnable, err)
-		}
-		return runtime.SourceInterpreterOf(in), nil
-	}
+	return runtime.BuildingInterpreters("", progress)
 }

@@ -104,7 +104,7 @@ refuses requests whose Host or Origin is not that address.`,
 						continue
 					}
 					for _, name := range s.Manifest.ScriptNames() {
-						if err := reg.Add(runtime.ScriptToolWith(rt, s, name, grantFor(s.Name), opts)); err != nil {
+						if err := reg.Add(runtime.ScriptTool(rt, s, name, grantFor(s.Name), opts)); err != nil {
 							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name+":"+name), termsafe.String(err.Error()))
 						}
 					}
