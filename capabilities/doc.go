@@ -18,6 +18,23 @@
 // skill never asked for: granting "everything" (-A) means everything the skill
 // declared, nothing more.
 //
+// # Granting
+//
+// A [Resolver] is everything an operator grants: a [Policy] (by skill
+// identity, see [Policy.Grant] and [SkillRef]), --allow-KIND flags
+// ([FlagGrant]), -A and the limit flags. [Resolver.Resolve] answers, for
+// one skill and what it declares, a [Resolution]: declared, granted,
+// effective and missing, with the sources that granted it and [Resolution.Why]
+// for messages. `skillrun run`, `session` and `mcp` all grant through it,
+// so a program embedding skillrun grants exactly as the CLI does.
+// [Effective], [Merge] and [Missing] are the set operations beneath it.
+//
+// # Auditing
+//
+// Every use and denial of a capability is an [Event] given to an
+// [Auditor]: [NewJSONLAuditor] writes JSON lines, [LimitAuditor] bounds
+// what one run may record, [WithAuditor] carries one in a context.
+//
 // # Words
 //
 // Capabilities are written the same way in skill.toml, in grants and on the

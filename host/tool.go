@@ -3,6 +3,18 @@
 // script, tools bridged from MCP servers), tool search, and the host
 // functions of skillrun's ABI, each gated by capabilities and audited.
 //
+//   - [Tool], [ToolDef] and [ToolResult] are what every tool is;
+//     [Registry] holds them by name and [Registry.Search] finds them.
+//   - [CoreTools] are the workspace tools (workspace_read, ...), built
+//     over a grant; [IsWorkspaceTool] names them.
+//   - [DisclosureTools] are skill_search, skill_activate and skill_read,
+//     the one implementation sessions and `skillrun mcp` serve.
+//   - [Services] bundle what a script run reaches beyond its sandbox
+//     (workspace, auditor, logger, tool, skill, MCP and fetch providers);
+//     [Env] is one run's view of them, and [Env.Dispatch] serves a guest's
+//     host-function call.
+//   - [Fetcher] is http_fetch behind the net capability.
+//
 // Package host does not import wazero: runtime wires these functions into
 // guests, and a skill script becomes a [Tool] through a runtime-backed
 // implementation, so the dependency points one way.

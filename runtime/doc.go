@@ -54,6 +54,19 @@
 //	csv-stats:stats: output limit 1MiB reached; output was cut there
 //	csv-stats:stats: trap: wasm error: unreachable ...
 //
+// # Skills
+//
+// Above the bare sandbox, a loaded skill's scripts run by name:
+// [Resolve] says what a script gets from an operator's
+// [capabilities.Resolver] (declared ∩ granted, and what is missing);
+// [Runtime.RunScript] runs it with that grant turned into mounts,
+// environment and limits, and with the [host.Services] of its
+// [ScriptRun] behind its host functions. [ScriptTool] makes a script a
+// [host.Tool] (for sessions and `skillrun mcp`), and a [SkillIndex] serves
+// other scripts' skill_run. Python and JavaScript sources run under
+// interpreters that are themselves modules ([InstalledInterpreters],
+// [BuildingInterpreters]).
+//
 // # The sandbox
 //
 // Deny by default: with a zero RunConfig a module has no files, no
