@@ -1,0 +1,3 @@
+module example.com/csv-stats
+
+go 1.24

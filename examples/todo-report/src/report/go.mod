@@ -1,0 +1,3 @@
+module example.com/todo-report
+
+go 1.24
