@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/agent"
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/runtime"
@@ -48,9 +49,9 @@ func exampleSkill(t *testing.T) (*skills.Skill, string) {
 			csvStats.err = err
 			return
 		}
-		// Built from the repository (the copy is outside the module).
-		cmd := exec.Command("go", "build", "-o", filepath.Join(csvStats.dir, "scripts", "stats.wasm"), "./examples/csv-stats/src/stats")
-		cmd.Dir = ".."
+		// Built in its own module, the example's (a copy would do too).
+		cmd := exec.Command("go", "build", "-o", filepath.Join(csvStats.dir, "scripts", "stats.wasm"), ".")
+		cmd.Dir = "../examples/csv-stats/src/stats"
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			csvStats.err = fmt.Errorf("%s: %w\n%s", cmd, err, out)
@@ -237,7 +238,7 @@ type auditLog struct {
 	b  strings.Builder
 }
 
-func (a *auditLog) Audit(_ context.Context, e capabilities.Event) {
+func (a *auditLog) Audit(_ context.Context, e audit.Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.b.WriteString(e.Kind + " " + e.Value + " " + string(e.Decision) + "\n")
