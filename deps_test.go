@@ -19,13 +19,14 @@ const module = "github.com/skillrun/skillrun"
 // direction"). A package is matched by its longest listed prefix.
 var layers = map[string][]string{
 	"cmd":             {"*"},
-	"agent":           {"host", "runtime", "skills", "capabilities", "internal"},
+	"agent":           {"host", "runtime", "skills", "capabilities", "audit", "internal"},
 	"agent/providers": {"agent", "internal"}, // HTTP providers implement agent.Provider
-	"host/mcp":        {"runtime", "host", "skills", "capabilities", "internal"},
-	"runtime":         {"host", "skills", "capabilities", "internal"},
-	"host":            {"skills", "capabilities", "internal"},
+	"host/mcp":        {"runtime", "host", "skills", "capabilities", "audit", "internal"},
+	"runtime":         {"host", "skills", "capabilities", "audit", "internal"},
+	"host":            {"skills", "capabilities", "audit", "internal"},
 	"skills":          {"capabilities", "internal"},
 	"capabilities":    {"internal"},
+	"audit":           {}, // the bottom: every layer speaks its one audit API
 	"guest":           {"internal/abi"},
 	"guest/interp":    {"guest", "internal/abi"}, // interpreter guests (GOOS=wasip1 commands) use the SDK
 	"internal":        {"internal"},
@@ -167,6 +168,9 @@ func TestDepsPolicy(t *testing.T) {
 		ok       bool
 	}{
 		{"skills", module + "/capabilities", true},
+		{"runtime", module + "/audit", true},
+		{"audit", module + "/capabilities", false},
+		{"audit", module + "/internal/abi", false},
 		{"capabilities", module + "/skills", false},
 		{"host", module + "/runtime", false},
 		{"runtime", module + "/host", true},
@@ -191,6 +195,42 @@ func TestDepsPolicy(t *testing.T) {
 		got := violation(c.dir, layerOf(c.dir), c.imp) == ""
 		if got != c.ok {
 			t.Errorf("%s importing %s: allowed=%v, want %v", c.dir, c.imp, got, c.ok)
+		}
+	}
+}
+
+// sandboxCore are the files of package runtime that make the generic
+// WebAssembly sandbox (compile, run, limits, mounts, Extism), as opposed
+// to running skills. They import nothing of skillrun but the audit API and
+// the internal packages below, so the core can stand alone (issue 12):
+// no skills, no capabilities, no host.
+var sandboxCore = []string{
+	"cache.go", "compile.go", "errors.go", "extism.go", "fdlimit_other.go", "fdlimit_unix.go",
+	"hostmod.go", "limits.go", "memo.go", "rootfs.go", "rootfs_file.go", "run.go", "runtime.go", "wasmcheck.go",
+}
+
+var sandboxCoreMay = []string{"audit", "internal/abi", "internal/fsguard", "internal/units"}
+
+func TestDepsSandboxCore(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, name := range sandboxCore {
+		f, err := parser.ParseFile(fset, filepath.Join("runtime", name), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("%v (a file of the sandbox core was renamed or removed: update sandboxCore)", err)
+		}
+		for _, imp := range f.Imports {
+			v, _ := strconv.Unquote(imp.Path.Value)
+			if !hasPathPrefix(v, module) {
+				continue
+			}
+			target := strings.TrimPrefix(v, module+"/")
+			ok := false
+			for _, m := range sandboxCoreMay {
+				ok = ok || hasPathPrefix(target, m)
+			}
+			if !ok {
+				t.Errorf("runtime/%s (sandbox core) imports %s; the core may import only %s", name, v, strings.Join(sandboxCoreMay, ", "))
+			}
 		}
 	}
 }

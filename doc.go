@@ -2,9 +2,11 @@
 // people you do not trust. It holds no code of its own. The packages, from
 // the bottom layer up:
 //
+//   - [github.com/skillrun/skillrun/audit]: the record of every capability
+//     use and denial, the one audit API of every layer.
 //   - [github.com/skillrun/skillrun/capabilities]: what a script may touch,
 //     declared by the skill and granted by the operator (policy, flags,
-//     prompt) through one [capabilities.Resolver]; deny by default; audit.
+//     prompt) through one [capabilities.Resolver]; deny by default.
 //   - [github.com/skillrun/skillrun/skills]: SKILL.md and skill.toml:
 //     parse, validate, load (folder, zip, fs.FS), discover, catalog,
 //     disclosure, search.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/runtime"
@@ -143,7 +144,7 @@ type Session struct {
 	Grant func(skill string) capabilities.Set
 	Asker Asker
 	// Auditor receives every capability use of the scripts (nil: none).
-	Auditor capabilities.Auditor
+	Auditor audit.Auditor
 
 	// Tools are the other tools the model may call: core workspace tools,
 	// tools bridged from MCP servers. Names must not collide with the

@@ -1,4 +1,4 @@
-package capabilities
+package audit
 
 import (
 	"bytes"
@@ -37,13 +37,14 @@ type Event struct {
 	// skills), or limit (a memory, timeout or output limit took effect),
 	// mount (a directory was mounted) or run (a script started or ended).
 	Kind string `json:"kind"`
-	// Value is what was used or denied, in the words of [DeniedError.Value]:
-	// "workspace/data/in.csv", "api.example.com:443", "github/create_issue".
+	// Value is what was used or denied, in skill.toml's words (as a
+	// capabilities.DeniedError names it): "workspace/data/in.csv",
+	// "api.example.com:443", "github/create_issue".
 	Value string `json:"value,omitempty"`
 	// Decision says whether it was allowed.
 	Decision Decision `json:"decision"`
-	// Reason explains a denial (usually a [DeniedError]'s message) or adds
-	// detail to other events.
+	// Reason explains a denial (usually a capabilities.DeniedError's
+	// message) or adds detail to other events.
 	Reason string `json:"reason,omitempty"`
 	// Truncated reports that a field above was cut. The auditors of this
 	// package ([NewJSONLAuditor], [NewSlogAuditor], [LimitAuditor]) keep
@@ -249,7 +250,7 @@ type LimitedAuditor struct {
 // It panics if maxEvents or maxBytes is negative.
 func LimitAuditor(a Auditor, maxEvents int, maxBytes int64) *LimitedAuditor {
 	if maxEvents < 0 || maxBytes < 0 {
-		panic(fmt.Sprintf("capabilities.LimitAuditor: negative bound (%d events, %d bytes)", maxEvents, maxBytes))
+		panic(fmt.Sprintf("audit.LimitAuditor: negative bound (%d events, %d bytes)", maxEvents, maxBytes))
 	}
 	if a == nil {
 		a = Discard

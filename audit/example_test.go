@@ -1,4 +1,4 @@
-package capabilities_test
+package audit_test
 
 import (
 	"context"
@@ -7,18 +7,19 @@ import (
 	"os"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 )
 
 func ExampleNewJSONLAuditor() {
-	a := capabilities.NewJSONLAuditor(os.Stdout)
-	a.Audit(context.Background(), capabilities.Event{
+	a := audit.NewJSONLAuditor(os.Stdout)
+	a.Audit(context.Background(), audit.Event{
 		Time:     time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Skill:    "csv-stats",
 		Script:   "stats",
 		Kind:     "net",
 		Value:    "evil.example.net:443",
-		Decision: capabilities.Deny,
+		Decision: audit.Deny,
 		Reason:   "not granted",
 	})
 	fmt.Println(a.Err())
@@ -36,9 +37,9 @@ func ExampleNewSlogAuditor() {
 			return a
 		},
 	}))
-	a := capabilities.NewSlogAuditor(l)
-	a.Audit(context.Background(), capabilities.Event{Kind: "env", Value: "LANG", Decision: capabilities.Allow})
-	a.Audit(context.Background(), capabilities.Event{Kind: "env", Value: "HOME", Decision: capabilities.Deny})
+	a := audit.NewSlogAuditor(l)
+	a.Audit(context.Background(), audit.Event{Kind: "env", Value: "LANG", Decision: audit.Allow})
+	a.Audit(context.Background(), audit.Event{Kind: "env", Value: "HOME", Decision: audit.Deny})
 	// Output:
 	// level=INFO msg=capability kind=env value=LANG decision=allow
 	// level=WARN msg=capability kind=env value=HOME decision=deny
@@ -46,12 +47,12 @@ func ExampleNewSlogAuditor() {
 
 func ExampleMultiAuditor() {
 	count := 0
-	counter := capabilities.AuditorFunc(func(context.Context, capabilities.Event) { count++ })
-	printer := capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) {
+	counter := audit.AuditorFunc(func(context.Context, audit.Event) { count++ })
+	printer := audit.AuditorFunc(func(_ context.Context, e audit.Event) {
 		fmt.Println(e.Decision, e.Kind, e.Value)
 	})
-	a := capabilities.MultiAuditor(counter, printer)
-	a.Audit(context.Background(), capabilities.Event{Kind: "read", Value: "workspace/data", Decision: capabilities.Allow})
+	a := audit.MultiAuditor(counter, printer)
+	a.Audit(context.Background(), audit.Event{Kind: "read", Value: "workspace/data", Decision: audit.Allow})
 	fmt.Println(count)
 	// Output:
 	// allow read workspace/data
@@ -61,16 +62,16 @@ func ExampleMultiAuditor() {
 // The auditor travels with the call: host functions deep in the runtime
 // find it in their context.
 func ExampleWithAuditor() {
-	ctx := capabilities.WithAuditor(context.Background(), capabilities.AuditorFunc(
-		func(_ context.Context, e capabilities.Event) { fmt.Println(e.Decision, e.Kind, e.Value) }))
+	ctx := audit.WithAuditor(context.Background(), audit.AuditorFunc(
+		func(_ context.Context, e audit.Event) { fmt.Println(e.Decision, e.Kind, e.Value) }))
 
 	hostCall := func(ctx context.Context) {
 		eff := capabilities.Set{Env: []string{"LANG"}}
-		e := capabilities.Event{Kind: "env", Value: "HOME", Decision: capabilities.Allow}
+		e := audit.Event{Kind: "env", Value: "HOME", Decision: audit.Allow}
 		if err := eff.CheckEnv("HOME"); err != nil {
-			e.Decision, e.Reason = capabilities.Deny, err.Error()
+			e.Decision, e.Reason = audit.Deny, err.Error()
 		}
-		capabilities.AuditorFrom(ctx).Audit(ctx, e)
+		audit.AuditorFrom(ctx).Audit(ctx, e)
 	}
 	hostCall(ctx)
 	hostCall(context.Background()) // no auditor: Discard

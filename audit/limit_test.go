@@ -1,4 +1,4 @@
-package capabilities
+package audit
 
 import (
 	"bytes"

@@ -29,11 +29,8 @@
 // so a program embedding skillrun grants exactly as the CLI does.
 // [Effective], [Merge] and [Missing] are the set operations beneath it.
 //
-// # Auditing
-//
-// Every use and denial of a capability is an [Event] given to an
-// [Auditor]: [NewJSONLAuditor] writes JSON lines, [LimitAuditor] bounds
-// what one run may record, [WithAuditor] carries one in a context.
+// Every use and denial of a capability is recorded through package
+// [github.com/skillrun/skillrun/audit].
 //
 // # Words
 //

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/skillrun/skillrun/internal/units"
 )
 
 // A Size is an amount of memory or output in bytes, as written in the
@@ -115,15 +117,10 @@ func (s Size) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // exactly ("64MiB", "1536KiB"), or in bytes ("1000B"). The result parses back
 // to the same Size.
 func (s Size) String() string {
-	for _, u := range []struct {
-		name string
-		mult Size
-	}{{"TiB", TiB}, {"GiB", GiB}, {"MiB", MiB}, {"KiB", KiB}} {
-		if s != 0 && s%u.mult == 0 {
-			return strconv.FormatInt(int64(s/u.mult), 10) + u.name
-		}
+	if s < 0 {
+		return strconv.FormatInt(int64(s), 10) + "B"
 	}
-	return strconv.FormatInt(int64(s), 10) + "B"
+	return units.Bytes(uint64(s))
 }
 
 // validate checks a Size built in Go code rather than parsed.

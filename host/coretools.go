@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/fsguard"
 )
@@ -93,7 +94,7 @@ const (
 // compile cache: the folders of code that runs later) is refused with a
 // result saying the folder is protected. Refusals of these kinds are
 // audited to the auditor of the call's context
-// ([capabilities.WithAuditor]). Sizes are bounded by [MaxReadSize],
+// ([audit.WithAuditor]). Sizes are bounded by [MaxReadSize],
 // [MaxWriteSize], [MaxListEntries], [MaxSearchMatches] and
 // [MaxSearchScan].
 //
@@ -244,8 +245,8 @@ func auditDenied(ctx context.Context, kind string, cp capabilities.Path, err err
 	if !errors.Is(err, fs.ErrPermission) && !isEscape(err) {
 		return
 	}
-	capabilities.AuditorFrom(ctx).Audit(ctx, capabilities.Event{Kind: kind, Value: cp.String(),
-		Decision: capabilities.Deny, Reason: err.Error()})
+	audit.AuditorFrom(ctx).Audit(ctx, audit.Event{Kind: kind, Value: cp.String(),
+		Decision: audit.Deny, Reason: err.Error()})
 }
 
 // isEscape reports whether err is os.Root's refusal of a path leading out

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 )
 
@@ -41,12 +42,12 @@ func attackWorkspace(t *testing.T, files, links map[string]string) string {
 // deniedEvents collects the denials audited through the call's context.
 type deniedEvents struct {
 	mu     sync.Mutex
-	events []capabilities.Event
+	events []audit.Event
 }
 
 func (d *deniedEvents) ctx() context.Context {
-	return capabilities.WithAuditor(context.Background(), capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) {
-		if e.Decision == capabilities.Deny {
+	return audit.WithAuditor(context.Background(), audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+		if e.Decision == audit.Deny {
 			d.mu.Lock()
 			d.events = append(d.events, e)
 			d.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 )
 
@@ -99,9 +100,9 @@ type FetchOptions struct {
 	// with a new, newly checked, fetch.
 	MaxRedirects int
 	// Auditor records one event per check. Nil means the auditor the
-	// fetch's ctx carries ([capabilities.AuditorFrom]), which by default
+	// fetch's ctx carries ([audit.AuditorFrom]), which by default
 	// records nothing.
-	Auditor capabilities.Auditor
+	Auditor audit.Auditor
 	// Skill and Script name the script for audit events and denials.
 	Skill, Script string
 	// Transport makes the requests. Nil means a hardened default: no
@@ -159,7 +160,7 @@ type Fetcher struct {
 	maxResponse  int64
 	timeout      time.Duration
 	maxRedirects int
-	auditor      capabilities.Auditor
+	auditor      audit.Auditor
 	skill        string
 	script       string
 	client       *http.Client
@@ -437,19 +438,19 @@ func (f *Fetcher) check(ctx context.Context, u *url.URL, why string) error {
 	}
 	if de, ok := errors.AsType[*capabilities.DeniedError](err); ok {
 		de.Skill, de.Script = f.skill, f.script
-		f.audit(ctx, value, capabilities.Deny, de.Error())
+		f.audit(ctx, value, audit.Deny, de.Error())
 		return de
 	}
-	f.audit(ctx, value, capabilities.Allow, why)
+	f.audit(ctx, value, audit.Allow, why)
 	return nil
 }
 
-func (f *Fetcher) audit(ctx context.Context, value string, d capabilities.Decision, reason string) {
+func (f *Fetcher) audit(ctx context.Context, value string, d audit.Decision, reason string) {
 	a := f.auditor
 	if a == nil {
-		a = capabilities.AuditorFrom(ctx)
+		a = audit.AuditorFrom(ctx)
 	}
-	a.Audit(ctx, capabilities.Event{
+	a.Audit(ctx, audit.Event{
 		Time: time.Now(), Skill: f.skill, Script: f.script,
 		Kind: "net", Value: value, Decision: d, Reason: reason,
 	})
@@ -474,7 +475,7 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		value := req.URL.Scheme + "://" + req.URL.Host
 		err := &capabilities.DeniedError{Kind: "net", Value: value, Skill: f.skill, Script: f.script,
 			Reason: fmt.Sprintf("redirect to a %q URL; only http and https URLs are fetched", req.URL.Scheme)}
-		f.audit(ctx, value, capabilities.Deny, err.Error())
+		f.audit(ctx, value, audit.Deny, err.Error())
 		return err
 	}
 	if err := f.check(ctx, req.URL, fmt.Sprintf("redirect %d", len(via))); err != nil {
@@ -519,7 +520,7 @@ func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, err
 	// cloned transport from reaching anything else.
 	if de, ok := errors.AsType[*capabilities.DeniedError]((capabilities.Set{Net: f.net}).CheckNet(host, port)); ok {
 		de.Skill, de.Script = f.skill, f.script
-		f.audit(ctx, value, capabilities.Deny, de.Error())
+		f.audit(ctx, value, audit.Deny, de.Error())
 		return nil, de
 	}
 
@@ -548,7 +549,7 @@ func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, err
 		de := denied
 		mu.Unlock()
 		if de != nil {
-			f.audit(ctx, value, capabilities.Deny, de.Error())
+			f.audit(ctx, value, audit.Deny, de.Error())
 			return nil, de
 		}
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 )
@@ -45,7 +46,7 @@ func ExampleFetcher_Fetch() {
 // an error that names the flag to add, and an audit event.
 func ExampleNewFetcher() {
 	grant := capabilities.Set{Net: []capabilities.HostPattern{{Host: "api.example.com", Port: 443}}}
-	audit := capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) {
+	audit := audit.AuditorFunc(func(_ context.Context, e audit.Event) {
 		fmt.Println("audit:", e.Kind, e.Value, e.Decision)
 	})
 	f := host.NewFetcher(grant, &host.FetchOptions{Auditor: audit, Skill: "weather", Script: "forecast"})

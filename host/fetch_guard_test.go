@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 )
 
@@ -76,7 +77,7 @@ func TestFetchDialRechecksGrant(t *testing.T) {
 		t.Errorf("the server got %d requests", hits.Load())
 	}
 	ev := rec.Events()
-	if len(ev) != 1 || ev[0].Decision != capabilities.Deny || !strings.HasPrefix(ev[0].Value, "localhost:") {
+	if len(ev) != 1 || ev[0].Decision != audit.Deny || !strings.HasPrefix(ev[0].Value, "localhost:") {
 		t.Errorf("events = %+v, want the one denial audited", ev)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 )
 
@@ -61,20 +62,20 @@ func fetchServerPort(t *testing.T, srv *httptest.Server) string {
 // fetchRecorder is an Auditor that keeps the events, without their times.
 type fetchRecorder struct {
 	mu     sync.Mutex
-	events []capabilities.Event
+	events []audit.Event
 }
 
-func (r *fetchRecorder) Audit(_ context.Context, e capabilities.Event) {
+func (r *fetchRecorder) Audit(_ context.Context, e audit.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Time = time.Time{}
 	r.events = append(r.events, e)
 }
 
-func (r *fetchRecorder) Events() []capabilities.Event {
+func (r *fetchRecorder) Events() []audit.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]capabilities.Event(nil), r.events...)
+	return append([]audit.Event(nil), r.events...)
 }
 
 // fetchCounting counts requests to a handler.
@@ -150,7 +151,7 @@ func TestFetchAllowed(t *testing.T) {
 	if _, ok := resp.Headers["Connection"]; ok {
 		t.Errorf("hop-by-hop Connection header passed on: %v", resp.Headers)
 	}
-	wantEvents := []capabilities.Event{{Skill: "s", Script: "x", Kind: "net", Value: fetchServerHost(t, srv), Decision: capabilities.Allow, Reason: "fetch"}}
+	wantEvents := []audit.Event{{Skill: "s", Script: "x", Kind: "net", Value: fetchServerHost(t, srv), Decision: audit.Allow, Reason: "fetch"}}
 	if diff := cmp.Diff(wantEvents, rec.Events()); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
 	}
@@ -212,7 +213,7 @@ func TestFetchDeniedHost(t *testing.T) {
 			_, err := f.Fetch(t.Context(), &FetchRequest{URL: tc.url})
 			wantFetchDenied(t, err, tc.value, "sk:sc: net "+tc.value+" denied", tc.flag)
 			ev := rec.Events()
-			if len(ev) != 1 || ev[0].Decision != capabilities.Deny || ev[0].Value != tc.value || ev[0].Reason != err.Error() {
+			if len(ev) != 1 || ev[0].Decision != audit.Deny || ev[0].Value != tc.value || ev[0].Reason != err.Error() {
 				t.Errorf("events = %+v, want one deny of %s", ev, tc.value)
 			}
 		})
@@ -281,9 +282,9 @@ func TestFetchLoopbackDenialMessage(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
-	wantEvents := []capabilities.Event{
-		{Skill: "sk", Script: "sc", Kind: "net", Value: value, Decision: capabilities.Allow, Reason: "fetch"},
-		{Skill: "sk", Script: "sc", Kind: "net", Value: value, Decision: capabilities.Deny, Reason: want},
+	wantEvents := []audit.Event{
+		{Skill: "sk", Script: "sc", Kind: "net", Value: value, Decision: audit.Allow, Reason: "fetch"},
+		{Skill: "sk", Script: "sc", Kind: "net", Value: value, Decision: audit.Deny, Reason: want},
 	}
 	if diff := cmp.Diff(wantEvents, rec.Events()); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
@@ -316,10 +317,10 @@ func TestFetchRedirectHopChecked(t *testing.T) {
 		t.Errorf("the denied server got %d requests", deniedHits.Load())
 	}
 	a, d := fetchServerHost(t, allowed), fetchServerHost(t, denied)
-	wantEvents := []capabilities.Event{
-		{Kind: "net", Value: a, Decision: capabilities.Allow, Reason: "fetch"},
-		{Kind: "net", Value: a, Decision: capabilities.Allow, Reason: "redirect 1"},
-		{Kind: "net", Value: d, Decision: capabilities.Deny, Reason: err.Error()},
+	wantEvents := []audit.Event{
+		{Kind: "net", Value: a, Decision: audit.Allow, Reason: "fetch"},
+		{Kind: "net", Value: a, Decision: audit.Allow, Reason: "redirect 1"},
+		{Kind: "net", Value: d, Decision: audit.Deny, Reason: err.Error()},
 	}
 	if diff := cmp.Diff(wantEvents, rec.Events()); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
@@ -624,9 +625,9 @@ func (f fetchRoundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestFetchAuditorFromContext(t *testing.T) {
 	rec := &fetchRecorder{}
 	f := NewFetcher(capabilities.Set{}, &FetchOptions{Transport: fetchNoTransport{t}})
-	_, err := f.Fetch(capabilities.WithAuditor(t.Context(), rec), &FetchRequest{URL: "http://example.com/"})
+	_, err := f.Fetch(audit.WithAuditor(t.Context(), rec), &FetchRequest{URL: "http://example.com/"})
 	wantFetchDenied(t, err, "example.com:80")
-	if ev := rec.Events(); len(ev) != 1 || ev[0].Decision != capabilities.Deny {
+	if ev := rec.Events(); len(ev) != 1 || ev[0].Decision != audit.Deny {
 		t.Errorf("events %+v, want one denial", ev)
 	}
 }

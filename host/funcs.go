@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/abi"
 )
@@ -101,7 +102,7 @@ type Env struct {
 // It never panics on guest input: every failure is an error envelope.
 func (e *Env) Dispatch(ctx context.Context, fn string, req []byte) []byte {
 	if len(req) > abi.MaxPayload {
-		e.audit(ctx, "host", fn, capabilities.Deny, "request too large")
+		e.audit(ctx, "host", fn, audit.Deny, "request too large")
 		return abi.EncodeError(abi.Errorf(abi.CodeTooLarge, "%s: the request is %d bytes, over the %d-byte limit", fn, len(req), abi.MaxPayload))
 	}
 	var (
@@ -130,7 +131,7 @@ func (e *Env) Dispatch(ctx context.Context, fn string, req []byte) []byte {
 	case abi.FuncHTTPFetch:
 		res, err = e.httpFetch(ctx, req)
 	default:
-		e.audit(ctx, "host", fn, capabilities.Deny, "no such function")
+		e.audit(ctx, "host", fn, audit.Deny, "no such function")
 		return abi.EncodeError(abi.Errorf(abi.CodeNotFound, "no host function %q in ABI version %d", fn, abi.Version))
 	}
 	if err != nil {
@@ -157,11 +158,11 @@ func toABIError(fn string, err error) *abi.Error {
 	return &abi.Error{Code: code, Message: fn + ": " + err.Error()}
 }
 
-func (e *Env) audit(ctx context.Context, kind, value string, d capabilities.Decision, reason string) {
+func (e *Env) audit(ctx context.Context, kind, value string, d audit.Decision, reason string) {
 	if e.Auditor == nil {
 		return
 	}
-	e.Auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: e.Skill, Script: e.Script,
+	e.Auditor.Audit(ctx, audit.Event{Time: time.Now(), Skill: e.Skill, Script: e.Script,
 		Kind: kind, Value: value, Decision: d, Reason: reason})
 }
 
@@ -182,7 +183,7 @@ func (e *Env) checkSize(ctx context.Context, fn, field, value string, max int) e
 	if len(value) <= max {
 		return nil
 	}
-	e.audit(ctx, "limit", fn+" "+field, capabilities.Deny, fmt.Sprintf("%d bytes, over the %d-byte limit", len(value), max))
+	e.audit(ctx, "limit", fn+" "+field, audit.Deny, fmt.Sprintf("%d bytes, over the %d-byte limit", len(value), max))
 	return abi.Errorf(abi.CodeInvalid, "%s: the %s is %d bytes, over the %d-byte limit", fn, field, len(value), max)
 }
 
@@ -202,10 +203,10 @@ func (e *Env) deny(ctx context.Context, err error) error {
 		if d2.Skill == "" && d2.Script == "" {
 			d2.Skill, d2.Script = e.Skill, e.Script
 		}
-		e.audit(ctx, d2.Kind, d2.Value, capabilities.Deny, d2.Error())
+		e.audit(ctx, d2.Kind, d2.Value, audit.Deny, d2.Error())
 		return abi.Errorf(abi.CodeDenied, "%s", d2.Error())
 	}
-	e.audit(ctx, "host", "", capabilities.Deny, err.Error())
+	e.audit(ctx, "host", "", audit.Deny, err.Error())
 	return abi.Errorf(abi.CodeDenied, "%s", err.Error())
 }
 
@@ -214,7 +215,7 @@ func unavailable(fn, what string) error {
 }
 
 func (e *Env) input(ctx context.Context) (any, error) {
-	e.audit(ctx, "host", abi.FuncInput, capabilities.Allow, "")
+	e.audit(ctx, "host", abi.FuncInput, audit.Allow, "")
 	switch {
 	case len(e.Input) == 0:
 		return json.RawMessage("null"), nil
@@ -233,8 +234,8 @@ func (e *Env) output(ctx context.Context, req []byte) (any, error) {
 	defer e.mu.Unlock()
 	// The result also spends from the run's output budget (OutputBudget),
 	// shared with stdout, stderr and log: all guest bytes count once.
-	if e.written+int64(len(req)) > limit || !spend(ctx, len(req)) {
-		e.audit(ctx, "limit", "output", capabilities.Deny, fmt.Sprintf("output limit %d bytes", limit))
+	if e.written+int64(len(req)) > limit || !abi.SpendOutput(ctx, len(req)) {
+		e.audit(ctx, "limit", "output", audit.Deny, fmt.Sprintf("output limit %d bytes", limit))
 		return nil, abi.Errorf(abi.CodeTooLarge, "output: the output limit of %d bytes would be passed (%d written, %d more asked)", limit, e.written, len(req))
 	}
 	n := len(req)
@@ -248,7 +249,7 @@ func (e *Env) output(ctx context.Context, req []byte) (any, error) {
 	} else {
 		e.written += int64(n)
 	}
-	e.audit(ctx, "host", abi.FuncOutput, capabilities.Allow, fmt.Sprintf("%d bytes", n))
+	e.audit(ctx, "host", abi.FuncOutput, audit.Allow, fmt.Sprintf("%d bytes", n))
 	return abi.OutputResult{Written: n}, nil
 }
 
@@ -268,8 +269,8 @@ func (e *Env) log(ctx context.Context, req []byte) (any, error) {
 	}
 	// A log line is guest output like any other: it counts against the
 	// run's output limit (OutputBudget), whether or not a Logger keeps it.
-	if !spend(ctx, len(r.Msg)) {
-		e.audit(ctx, "limit", abi.FuncLog, capabilities.Deny, "output limit reached")
+	if !abi.SpendOutput(ctx, len(r.Msg)) {
+		e.audit(ctx, "limit", abi.FuncLog, audit.Deny, "output limit reached")
 		return nil, abi.Errorf(abi.CodeTooLarge, "log: the run's output limit is reached (stdout, stderr, log and output count together); the line was dropped")
 	}
 	if e.Logger != nil {
@@ -295,7 +296,7 @@ func (e *Env) toolCall(ctx context.Context, req []byte) (any, error) {
 	if e.Tools == nil {
 		return nil, unavailable(abi.FuncToolCall, "tools")
 	}
-	e.audit(ctx, "tools", r.Name, capabilities.Allow, "")
+	e.audit(ctx, "tools", r.Name, audit.Allow, "")
 	input := r.Input
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
@@ -338,7 +339,7 @@ func (e *Env) skillsSearch(ctx context.Context, req []byte) (any, error) {
 	if e.Skills == nil {
 		return nil, unavailable(abi.FuncSkillsSearch, "skills catalog")
 	}
-	e.audit(ctx, "skills", "search:"+r.Query, capabilities.Allow, "")
+	e.audit(ctx, "skills", "search:"+r.Query, audit.Allow, "")
 	found, err := e.Skills.Search(r.Query, r.Limit)
 	if err != nil {
 		return nil, err
@@ -364,7 +365,7 @@ func (e *Env) skillActivate(ctx context.Context, req []byte) (any, error) {
 	if e.Skills == nil {
 		return nil, unavailable(abi.FuncSkillActivate, "skills catalog")
 	}
-	e.audit(ctx, "skills", "activate:"+r.Name, capabilities.Allow, "")
+	e.audit(ctx, "skills", "activate:"+r.Name, audit.Allow, "")
 	body, files, err := e.Skills.Activate(r.Name)
 	if err != nil {
 		return nil, err
@@ -400,7 +401,7 @@ func (e *Env) skillRead(ctx context.Context, req []byte) (any, error) {
 	if e.Skill == "" {
 		return nil, abi.Errorf(abi.CodeUnavailable, "skill_read: this run belongs to no skill")
 	}
-	e.audit(ctx, "read", "skill/"+p, capabilities.Allow, "skill_read")
+	e.audit(ctx, "read", "skill/"+p, audit.Allow, "skill_read")
 	data, err := e.Skills.ReadResource(e.Skill, p)
 	if err != nil {
 		return nil, err
@@ -439,7 +440,7 @@ func (e *Env) skillRun(ctx context.Context, req []byte) (any, error) {
 	if e.Skills == nil {
 		return nil, unavailable(abi.FuncSkillRun, "skill runner")
 	}
-	e.audit(ctx, "skills", r.Skill, capabilities.Allow, "run "+r.Script)
+	e.audit(ctx, "skills", r.Skill, audit.Allow, "run "+r.Script)
 	input := r.Input
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
@@ -468,7 +469,7 @@ func (e *Env) mcpCall(ctx context.Context, req []byte) (any, error) {
 	if e.MCP == nil {
 		return nil, unavailable(abi.FuncMCPCall, "MCP servers")
 	}
-	e.audit(ctx, "mcp", r.Server+"/"+r.Tool, capabilities.Allow, "")
+	e.audit(ctx, "mcp", r.Server+"/"+r.Tool, audit.Allow, "")
 	args := r.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -499,10 +500,10 @@ func (e *Env) httpFetch(ctx context.Context, req []byte) (any, error) {
 		if errors.Is(err, capabilities.ErrDenied) {
 			return nil, e.deny(ctx, err)
 		}
-		e.audit(ctx, "net", r.URL, capabilities.Allow, "failed: "+err.Error())
+		e.audit(ctx, "net", r.URL, audit.Allow, "failed: "+err.Error())
 		return nil, err
 	}
-	e.audit(ctx, "net", r.URL, capabilities.Allow, "")
+	e.audit(ctx, "net", r.URL, audit.Allow, "")
 	if err := abi.CheckJSON(res); err != nil {
 		return nil, abi.Errorf(abi.CodeInternal, "http_fetch: the fetcher's response: %v", err)
 	}

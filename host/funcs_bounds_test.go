@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/audit"
 )
 
 // TestDispatchBoundsBeforeAudit sends each host function a request whose
@@ -50,7 +50,7 @@ func TestDispatchBoundsBeforeAudit(t *testing.T) {
 				t.Fatalf("%d events audited, want the one refusal: %.500v", len(rec.events), rec.events)
 			}
 			ev := rec.events[0]
-			if ev.Kind != "limit" || ev.Decision != capabilities.Deny || ev.Value != tt.fn+" "+tt.field || len(ev.Reason) > 100 {
+			if ev.Kind != "limit" || ev.Decision != audit.Deny || ev.Value != tt.fn+" "+tt.field || len(ev.Reason) > 100 {
 				t.Errorf("audited %.300v, want a small limit denial", ev)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/abi"
 )
@@ -55,10 +56,10 @@ func (fakeMCP) CallTool(_ context.Context, server, tool string, args json.RawMes
 
 type recorder struct {
 	mu     sync.Mutex
-	events []capabilities.Event
+	events []audit.Event
 }
 
-func (r *recorder) Audit(_ context.Context, e capabilities.Event) {
+func (r *recorder) Audit(_ context.Context, e audit.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
@@ -138,7 +139,7 @@ func TestDispatch(t *testing.T) {
 	}
 	var denials int
 	for _, ev := range rec.events {
-		if ev.Decision == capabilities.Deny {
+		if ev.Decision == audit.Deny {
 			denials++
 			if ev.Skill != "me" || ev.Script != "main" {
 				t.Errorf("event %+v does not name the script", ev)

@@ -3,7 +3,7 @@ package host
 import (
 	"log/slog"
 
-	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/audit"
 )
 
 // Services are what a script run reaches beyond its sandbox, besides its
@@ -18,8 +18,8 @@ type Services struct {
 	// Workspace is the host folder mounted at /workspace, as granted.
 	Workspace string
 	// Auditor receives every capability use and denial (nil: the auditor
-	// of the context, see [capabilities.WithAuditor], or none).
-	Auditor capabilities.Auditor
+	// of the context, see [audit.WithAuditor], or none).
+	Auditor audit.Auditor
 	// Logger receives the script's log lines (nil: dropped).
 	Logger *slog.Logger
 	// Tools serves tool_call. The workspace tools ([IsWorkspaceTool])

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/skillrun/skillrun/audit"
 )
 
 // Attack tests: each runs one thing a hostile skill script might try,
@@ -112,11 +114,11 @@ func TestAttackSymlinkEscape(t *testing.T) {
 		var denied []string
 		cfg := &RunConfig{
 			Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace", Writable: true}},
-			Audit: func(kind, value, decision, reason string) {
-				if decision == "deny" {
-					denied = append(denied, kind+" "+value)
+			Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+				if e.Decision == audit.Deny {
+					denied = append(denied, e.Kind+" "+e.Value)
 				}
-			},
+			}),
 		}
 		for _, args := range [][]string{
 			{"read", "/workspace/rel"},
@@ -158,11 +160,13 @@ func TestAttackWriteReadOnly(t *testing.T) {
 		var denied []string
 		cfg := &RunConfig{
 			Mounts: []Mount{{HostDir: skill, GuestPath: "/skill"}},
-			Audit: func(kind, value, decision, reason string) {
+			Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+				kind, value, decision, reason := e.Kind, e.Value, string(e.Decision), e.Reason
+
 				if decision == "deny" {
 					denied = append(denied, kind+" "+value+": "+reason)
 				}
-			},
+			}),
 		}
 		for _, tt := range []struct{ args []string }{
 			{[]string{"write", "/skill/SKILL.md", "pwned"}},
@@ -412,13 +416,15 @@ func TestAttackOpenFiles(t *testing.T) {
 		var denials []string
 		cfg := &RunConfig{
 			Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}},
-			Audit: func(kind, value, decision, reason string) {
+			Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+				kind, value, decision, reason := e.Kind, e.Value, string(e.Decision), e.Reason
+
 				if decision == "deny" {
 					mu.Lock()
 					denials = append(denials, kind+" "+value+": "+reason)
 					mu.Unlock()
 				}
-			},
+			}),
 		}
 		before := openFDs(t)
 		res, out, err := e.run(t, cfg, "openfiles", "5000", "/workspace/f")

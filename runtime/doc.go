@@ -103,7 +103,7 @@
 //   - Clocks and randomness are real (crypto/rand) unless
 //     [RunConfig.Deterministic] asks for a virtual clock and a seeded
 //     source.
-//   - Audit: [RunConfig.Audit] sees every mount and every file open or
+//   - Audit: [RunConfig.Auditor] sees every mount and every file open or
 //     change, allowed or denied.
 //
 // After any failure the Runtime stays usable; the failed run's instance
@@ -131,5 +131,5 @@
 // [Runtime] and [CompiledModule] are safe for concurrent use. A
 // [RunConfig] is read, never written, by Run; its Stdout and Stderr are
 // written from the goroutine running the module, one write at a time.
-// [RunConfig.Audit] is called from that goroutine too.
+// [RunConfig.Auditor] is called from that goroutine too.
 package runtime

@@ -63,3 +63,16 @@ func (e *runError) Unwrap() []error {
 func newRunError(name string, kind error, cause error, format string, args ...any) error {
 	return &runError{name: name, kind: kind, cause: cause, detail: fmt.Sprintf(format, args...)}
 }
+
+// A NetRefusedError is a plugin's request through Extism's own
+// http_request, which the sandbox always refuses (see [Runtime.CallPlugin]):
+// Host is the "host:port" asked for. A skill's script run reports it as a
+// net denial (a capabilities.DeniedError).
+type NetRefusedError struct {
+	Name string // the run's name
+	Host string
+}
+
+func (e *NetRefusedError) Error() string {
+	return fmt.Sprintf("%s: http_request to %s refused: plugins reach the network through skillrun's http_fetch host function", e.Name, e.Host)
+}

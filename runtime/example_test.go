@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/runtime"
 )
 
@@ -69,9 +70,11 @@ func ExampleCompiledModule_Run_audit() {
 	defer os.RemoveAll(workspace)
 	_, err := m.Run(ctx, &runtime.RunConfig{
 		Mounts: []runtime.Mount{{HostDir: workspace, GuestPath: "/workspace", Writable: true}},
-		Audit: func(kind, value, decision, reason string) {
+		Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+			kind, value, decision, reason := e.Kind, e.Value, string(e.Decision), e.Reason
+
 			fmt.Println(kind, value, decision, reason)
-		},
+		}),
 	})
 	fmt.Println(err)
 	// Output:

@@ -15,7 +15,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 
-	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/internal/abi"
 )
 
@@ -30,15 +30,12 @@ import (
 //   - Files: none. Extism's AllowedPaths mounts host directories with
 //     wazero's WithDirMount, which is not a jail (a guest can leave it
 //     with "../.."), so plugins get no files at all for now.
-//   - Network: Extism's own http_request, allowed for the hosts of
-//     [PluginCall.Net]. Extism matches host names only (as globs) and
-//     ignores ports, so a pattern with a port is left out rather than
-//     widened to every port. Its client is Go's default one: it has no
-//     protection against private and loopback addresses (a plugin
-//     reaches 127.0.0.1 only if a pattern grants it, as the tests do),
-//     and it follows redirects without checking the new host against
-//     the grant. Allowed requests are not audited (Extism has no hook for
-//     them); denied ones are, from the error Extism reports.
+//   - Network: Extism's own http_request is never allowed: its client is
+//     Go's default one, which follows redirects without re-checking them
+//     and reaches private and loopback addresses. A plugin fetches
+//     through skillrun's http_fetch host function instead, checked hop by
+//     hop against the run's net grant. A refused http_request is audited
+//     (kind "net", from the error Extism reports).
 //   - Memory: [PluginCall.Memory] caps each of the instance's two linear
 //     memories, the plugin's own and Extism's kernel, which holds input,
 //     output and variables.
@@ -89,19 +86,13 @@ type PluginCall struct {
 	// the output is cut at the limit.
 	Output uint64
 
-	// Net lists the hosts Extism's http_request may reach. A pattern with
-	// a port is left out: Extism cannot check ports.
-	Net []capabilities.HostPattern
-
 	// Host serves the plugin's calls to skillrun's host functions, as
 	// [RunConfig.Host] does; nil answers each with "unavailable".
 	Host HostDispatcher
 
-	// Audit, if not nil, is called for every Net pattern (kind "net",
-	// decision "allow", or "deny" with the reason for a pattern left out)
-	// and for every request Extism denied (kind "net", value "host:port").
-	// It is called from the goroutine running the plugin.
-	Audit func(kind, value, decision, reason string)
+	// Auditor, if not nil, records every request to the network Extism
+	// refused (kind "net", value "host:port"), with the call's ctx.
+	Auditor audit.Auditor
 }
 
 // A PluginError is a plugin's own failure: its export returned a
@@ -147,7 +138,7 @@ type pluginEntry struct {
 // instance. A plugin's own failure is a [*PluginError]. When the sandbox
 // stops it, the error matches [ErrTimeout], [ErrMemoryLimit],
 // [ErrOutputLimit] or [ErrTrap], in that order of precedence; a request
-// to a host not granted is a [*capabilities.DeniedError]. A Result
+// through Extism's http_request is a [*NetRefusedError]. A Result
 // accompanies every error but a compile failure; its ExitCode is what the
 // export returned.
 //
@@ -172,10 +163,7 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 	if pc.Name == "" {
 		pc.Name = "plugin"
 	}
-	audit := pc.Audit
-	if audit == nil {
-		audit = func(kind, value, decision, reason string) {}
-	}
+	record := newRecorder(ctx, pc.Auditor)
 	if r.closed.Load() {
 		r.plugins.closeAll(ctx)
 		return nil, nil, fmt.Errorf("%s: %w", pc.Name, errClosed)
@@ -197,10 +185,10 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 	mem := &memoryLimit{limit: pc.Memory}
 
 	res = &Result{}
-	out, err = r.callPlugin(runCtx, cp, &pc, mem, budget, audit, res)
+	out, err = r.callPlugin(runCtx, cp, &pc, mem, budget, res)
 	res.Duration = time.Since(start)
 	res.PeakMemory = mem.peak.Load()
-	out, err = classifyPlugin(ctx, runCtx, &pc, mem, budget, r.closed.Load(), out, res, err, audit)
+	out, err = classifyPlugin(ctx, runCtx, &pc, mem, budget, r.closed.Load(), out, res, err, record)
 	res.OutputBytes = uint64(len(out))
 	r.log.Debug("plugin call", "name", pc.Name, "export", pc.Export, "code", res.ExitCode,
 		"took", res.Duration, "peak_memory", res.PeakMemory, "output", res.OutputBytes, "err", err)
@@ -211,7 +199,7 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 // returns Extism's output and error, with the export's code in
 // res.ExitCode; a plugin's own error comes back as a *PluginError.
 func (r *Runtime) callPlugin(ctx context.Context, cp *extism.CompiledPlugin, pc *PluginCall, mem *memoryLimit,
-	budget *outputLimit, audit func(kind, value, decision, reason string), res *Result) ([]byte, error) {
+	budget *outputLimit, res *Result) ([]byte, error) {
 	// wazero's defaults deny the rest: no files, no args, no env, output
 	// discarded. Clocks and randomness are real, as in Run.
 	modCfg := wazero.NewModuleConfig().
@@ -264,7 +252,7 @@ func (r *Runtime) callPlugin(ctx context.Context, cp *extism.CompiledPlugin, pc 
 // classifyPlugin turns the outcome of a call into CallPlugin's output and
 // error; see CallPlugin.
 func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryLimit, budget *outputLimit, closed bool,
-	out []byte, res *Result, err error, audit func(kind, value, decision, reason string)) ([]byte, error) {
+	out []byte, res *Result, err error, record recorder) ([]byte, error) {
 	name := pc.Name
 	logged, cut := budget.written()
 	if _, ok := errors.AsType[*PluginError](err); !ok && (err != nil || mem.refused.Load() || runCtx.Err() != nil) {
@@ -295,8 +283,8 @@ func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryL
 	if err != nil {
 		msg := err.Error()
 		if host, ok := deniedHost(msg); ok {
-			audit("net", host, "deny", "not granted")
-			return nil, fmt.Errorf("%s: %w", name, &capabilities.DeniedError{Kind: "net", Value: host})
+			record("net", host, audit.Deny, "not granted")
+			return nil, &NetRefusedError{Name: name, Host: host}
 		}
 		if inst, ok := errors.AsType[*instantiateError](err); ok && !strings.Contains(msg, "wasm error:") {
 			return nil, fmt.Errorf("%s: instantiating the plugin: %w", name, inst.err)

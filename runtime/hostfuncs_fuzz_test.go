@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
@@ -126,7 +127,7 @@ func fuzzHostEnv(out *bytes.Buffer, outputLimit int64) *host.Env {
 		Input:       []byte(`{"fuzz":true}`),
 		Output:      out,
 		OutputLimit: outputLimit,
-		Services: host.Services{Auditor: capabilities.Discard, Tools: fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{}, Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
+		Services: host.Services{Auditor: audit.Discard, Tools: fakeTools{}, Skills: fakeSkills{}, MCP: fakeMCP{}, Fetch: func(_ context.Context, req json.RawMessage) (json.RawMessage, error) {
 			var r abi.FetchRequest
 			if err := json.Unmarshal(req, &r); err != nil {
 				return nil, err

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
 )
 
@@ -36,9 +35,9 @@ type hostCall struct {
 // run's output budget for the host functions that produce output (log,
 // output): every byte a guest produces, on any channel, counts against
 // the one limit.
-func withHostCall(ctx context.Context, d HostDispatcher, budget host.OutputBudget) context.Context {
+func withHostCall(ctx context.Context, d HostDispatcher, budget abi.OutputBudget) context.Context {
 	if budget != nil {
-		ctx = host.WithOutputBudget(ctx, budget)
+		ctx = abi.WithOutputBudget(ctx, budget)
 	}
 	return context.WithValue(ctx, hostCallKey{}, &hostCall{d: d})
 }

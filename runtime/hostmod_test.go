@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
@@ -92,7 +93,7 @@ func (s fakeSkills) RunScript(ctx context.Context, skill, script string, input j
 
 // hostEnv returns the host.Env of the tests: tools echo, mcp gh/*, skills
 // pdf and self granted.
-func hostEnv(out *bytes.Buffer, audit capabilities.Auditor) *host.Env {
+func hostEnv(out *bytes.Buffer, audit audit.Auditor) *host.Env {
 	e := &host.Env{
 		Skill: "me", Script: "hostcall",
 		Granted: capabilities.Set{Tools: []string{"echo"}, MCP: []string{"gh/*"}, Skills: []string{"pdf", "self"}},
@@ -119,8 +120,8 @@ func TestHostCallGuest(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, te *testEnv) {
 		m := hostcallModule(t, te.r)
 		var out, stdout bytes.Buffer
-		var events []capabilities.Event
-		env := hostEnv(&out, capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) { events = append(events, e) }))
+		var events []audit.Event
+		env := hostEnv(&out, audit.AuditorFunc(func(_ context.Context, e audit.Event) { events = append(events, e) }))
 		env.Input = []byte(`{"mode":"all"}`)
 		res, err := m.Run(context.Background(), &RunConfig{Host: env, Stdout: &stdout, Stderr: &stdout})
 		if err != nil || res.ExitCode != 0 {
@@ -158,7 +159,7 @@ func TestHostCallGuest(t *testing.T) {
 		}
 		var denied []string
 		for _, e := range events {
-			if e.Decision == capabilities.Deny {
+			if e.Decision == audit.Deny {
 				denied = append(denied, e.Kind+" "+e.Value)
 			}
 		}

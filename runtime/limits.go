@@ -122,7 +122,7 @@ func (o *outputLimit) writer(w io.Writer) io.Writer {
 	return &limitedWriter{o: o, w: w}
 }
 
-// Spend implements host.OutputBudget: the host functions log and output
+// Spend implements abi.OutputBudget: the host functions log and output
 // spend from the same budget as stdout and stderr. Bytes that do not fit
 // are refused whole (a log line is not cut), and the run is stopped as by
 // a write past the limit.

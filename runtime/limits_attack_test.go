@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/skillrun/skillrun/audit"
 )
 
 // Attack tests of the limits outside linear memory: tables, compile time,
@@ -277,13 +279,15 @@ func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 				Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}},
 				Stdin:  pr,
 				Stdout: &lineSignal{ch: lines},
-				Audit: func(kind, value, decision, reason string) {
+				Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+					kind, value, decision, reason := e.Kind, e.Value, string(e.Decision), e.Reason
+
 					if decision == "deny" {
 						mu.Lock()
 						denials = append(denials, kind+" "+value+": "+reason)
 						mu.Unlock()
 					}
-				},
+				}),
 			})
 			if err != nil {
 				t.Errorf("run %d: %v", i, err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -32,8 +32,8 @@ func (a *auditLog) audit(kind, value, decision, reason string) {
 	a.events = append(a.events, decision+" "+kind+" "+value+": "+reason)
 }
 
-func (a *auditLog) auditor() capabilities.Auditor {
-	return capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) {
+func (a *auditLog) auditor() audit.Auditor {
+	return audit.AuditorFunc(func(_ context.Context, e audit.Event) {
 		a.audit(e.Kind, e.Value, string(e.Decision), e.Reason)
 	})
 }
@@ -237,7 +237,7 @@ func TestAttackFIFO(t *testing.T) {
 			cfg := &RunConfig{
 				Mounts:  []Mount{{HostDir: ws, GuestPath: "/workspace", Writable: true}},
 				Timeout: 5 * time.Second,
-				Audit:   audit.audit,
+				Auditor: audit.auditor(),
 			}
 			type result struct {
 				res *Result
@@ -286,7 +286,7 @@ func TestAttackDenialsAudited(t *testing.T) {
 		}
 		for _, tt := range tests {
 			var audit auditLog
-			cfg := &RunConfig{Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace", Writable: true}}, Audit: audit.audit}
+			cfg := &RunConfig{Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace", Writable: true}}, Auditor: audit.auditor()}
 			res, out, err := e.run(t, cfg, tt.args...)
 			if err != nil || res.ExitCode != 1 {
 				t.Errorf("%q: %+v, %v, %q; want a refusal", tt.args, res, err, out.stdout.String())
@@ -294,7 +294,7 @@ func TestAttackDenialsAudited(t *testing.T) {
 			audit.has(t, tt.prefix, "")
 		}
 		var audit auditLog
-		cfg := &RunConfig{Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Audit: audit.audit}
+		cfg := &RunConfig{Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Auditor: audit.auditor()}
 		if res, _, err := e.run(t, cfg, "stat", "/workspace/missing.txt"); err != nil || res.ExitCode != 1 {
 			t.Fatalf("stat of a missing file: %+v, %v", res, err)
 		}

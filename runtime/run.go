@@ -20,8 +20,9 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/internal/fsguard"
+	"github.com/skillrun/skillrun/internal/units"
 )
 
 // Defaults for the limits of [RunConfig].
@@ -128,21 +129,36 @@ type RunConfig struct {
 	// each other's output.
 	Host HostDispatcher
 
-	// Audit, if not nil, is called for every mount (kind "mount", value the
+	// Auditor, if not nil, records every mount (kind "mount", value the
 	// guest path, reason "read-only" or "read-write" when allowed) and
 	// every file open or change in a mount: kind "fs." and the operation
 	// ("fs.open", "fs.open_write", "fs.mkdir", "fs.rename", "fs.unlink",
 	// ...), value the guest path ("/workspace/a -> /workspace/b" for a
-	// rename). decision is "allow" or "deny"; a denial's reason says why
-	// ("read-only file system", "operation not permitted" for an escape,
-	// "no such file or directory", "too many open files ...", "protected
-	// folder ..."). Every refusal is audited, whatever the operation: a
-	// stat, lstat or readlink refused (an escape, a link leading out;
-	// "fs.stat", "fs.lstat", "fs.readlink"), and any open or change
-	// outside every mount (reason "... (outside every mount)"). A lookup
-	// that finds nothing in a mount is not a refusal. Audit is called from
-	// the goroutine running the module, so it must not block for long.
-	Audit func(kind, value, decision, reason string)
+	// rename). A denial's reason says why ("read-only file system",
+	// "operation not permitted" for an escape, "no such file or
+	// directory", "too many open files ...", "protected folder ...").
+	// Every refusal is audited, whatever the operation: a stat, lstat or
+	// readlink refused (an escape, a link leading out; "fs.stat",
+	// "fs.lstat", "fs.readlink"), and any open or change outside every
+	// mount (reason "... (outside every mount)"). A lookup that finds
+	// nothing in a mount is not a refusal. Events carry the time, not the
+	// skill or script: wrap the auditor to add them. Audit is called from
+	// the goroutine running the module, with Run's ctx, so it must not
+	// block for long.
+	Auditor audit.Auditor
+}
+
+// recorder records one audit event of a run (see [RunConfig.Auditor]).
+type recorder func(kind, value string, d audit.Decision, reason string)
+
+// newRecorder is a's recorder under ctx; a nil a records nothing.
+func newRecorder(ctx context.Context, a audit.Auditor) recorder {
+	if a == nil {
+		return func(string, string, audit.Decision, string) {}
+	}
+	return func(kind, value string, d audit.Decision, reason string) {
+		a.Audit(ctx, audit.Event{Time: time.Now(), Kind: kind, Value: value, Decision: d, Reason: reason})
+	}
 }
 
 // Result describes a finished run.
@@ -326,12 +342,7 @@ func (e *instantiateError) Error() string { return e.err.Error() }
 func (e *instantiateError) Unwrap() error { return e.err }
 
 // size formats a byte count the way skill.toml writes it ("64MiB").
-func size(n uint64) string {
-	if n > uint64(capabilities.MaxSize) {
-		return fmt.Sprintf("%dB", n)
-	}
-	return capabilities.Size(n).String()
-}
+func size(n uint64) string { return units.Bytes(n) }
 
 // moduleConfig builds the wazero module config of a run: argv, env,
 // stdio, clocks and mounts. The returned func closes the mounts.
@@ -365,7 +376,7 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *o
 			WithRandSource(rand.Reader)
 	}
 
-	fsCfg, closeMounts, err := mounts(c, shared)
+	fsCfg, closeMounts, err := mounts(c, shared, newRecorder(ctx, c.Auditor))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -375,11 +386,7 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *o
 // mounts opens every mount of c as a rootFS and returns the FS config and
 // a func that closes them. Unless a mount covers "/", the module also gets
 // a guestRoot there.
-func mounts(c *RunConfig, shared *openFiles) (wazero.FSConfig, func(), error) {
-	audit := c.Audit
-	if audit == nil {
-		audit = func(kind, value, decision, reason string) {}
-	}
+func mounts(c *RunConfig, shared *openFiles, record recorder) (wazero.FSConfig, func(), error) {
 	var opened []*rootFS
 	closeAll := func() {
 		for _, fs := range opened {
@@ -388,14 +395,14 @@ func mounts(c *RunConfig, shared *openFiles) (wazero.FSConfig, func(), error) {
 	}
 	fail := func(guest, reason string, err error) (wazero.FSConfig, func(), error) {
 		closeAll()
-		audit("mount", guest, "deny", reason)
+		record("mount", guest, audit.Deny, reason)
 		return nil, nil, fmt.Errorf("mount %s: %w", guest, err)
 	}
 
 	fsCfg := wazero.NewFSConfig()
 	open := &openFiles{max: maxOpenFiles, parent: shared, what: "per run"}
 	root := newGuestRoot(func(op, p string, errno experimentalsys.Errno) {
-		audit("fs."+op, path.Join("/", p), "deny", errno.Error()+" (outside every mount)")
+		record("fs."+op, path.Join("/", p), audit.Deny, errno.Error()+" (outside every mount)")
 	})
 	seen := map[string]bool{}
 	for _, mt := range c.Mounts {
@@ -410,14 +417,14 @@ func mounts(c *RunConfig, shared *openFiles) (wazero.FSConfig, func(), error) {
 		seen[guest] = true
 		root.add(guest)
 		fs, err := openMount(mt, c.Protected, func(op, p string, errno experimentalsys.Errno, why string) {
-			decision, reason := "allow", ""
+			decision, reason := audit.Allow, ""
 			if errno != 0 {
-				decision, reason = "deny", errno.Error()
+				decision, reason = audit.Deny, errno.Error()
 			}
 			if why != "" {
 				reason = why
 			}
-			audit("fs."+op, auditPath(guest, op, p), decision, reason)
+			record("fs."+op, auditPath(guest, op, p), decision, reason)
 		})
 		if err != nil {
 			return fail(guest, err.Error(), err)
@@ -427,9 +434,9 @@ func mounts(c *RunConfig, shared *openFiles) (wazero.FSConfig, func(), error) {
 		if mt.Writable {
 			mode = "read-write"
 		}
-		audit("mount", guest, "allow", mode)
+		record("mount", guest, audit.Allow, mode)
 		counted := &countedFS{FS: fs, open: open, audit: func(op, p string, full *openFiles) {
-			audit("fs."+op, path.Join(guest, p), "deny", fmt.Sprintf("too many open files (at most %d %s)", full.max, full.what))
+			record("fs."+op, path.Join(guest, p), audit.Deny, fmt.Sprintf("too many open files (at most %d %s)", full.max, full.what))
 		}}
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(counted, guest)
 	}

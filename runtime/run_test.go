@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skillrun/skillrun/audit"
 )
 
 func TestRunExitCode(t *testing.T) {
@@ -177,9 +178,9 @@ func TestRunConfigErrors(t *testing.T) {
 			var events []string
 			tt.cfg.Name = "skill:script"
 			tt.cfg.Args = []string{"echo"}
-			tt.cfg.Audit = func(kind, value, decision, reason string) {
-				events = append(events, kind+" "+decision)
-			}
+			tt.cfg.Auditor = audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+				events = append(events, e.Kind+" "+string(e.Decision))
+			})
 			res, err := e.hostile.Run(context.Background(), &tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "skill:script: ") {
 				t.Fatalf("got %v, want an error naming the script and containing %q", err, tt.want)
@@ -209,11 +210,13 @@ func TestRunMounts(t *testing.T) {
 				{HostDir: skill, GuestPath: "/skill"},
 				{HostDir: work, GuestPath: "/workspace", Writable: true},
 			},
-			Audit: func(kind, value, decision, reason string) {
+			Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+				kind, value, decision, reason := e.Kind, e.Value, string(e.Decision), e.Reason
+
 				mu.Lock()
 				defer mu.Unlock()
 				events = append(events, strings.TrimSpace(strings.Join([]string{kind, value, decision, reason}, " ")))
-			},
+			}),
 		}
 		run := func(args ...string) string {
 			t.Helper()

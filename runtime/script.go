@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
@@ -214,19 +215,28 @@ func (r *Runtime) ProtectedDirs(extra ...string) []string {
 	return dirs
 }
 
-// scriptAudit returns the auditor of a run of script (sr's, else ctx's)
-// and a function that records one event of it.
-func scriptAudit(ctx context.Context, s *skills.Skill, script string, sr *ScriptRun) (capabilities.Auditor, func(kind, value, decision, reason string)) {
-	auditor := sr.Auditor
-	if auditor == nil {
-		auditor = capabilities.AuditorFrom(ctx) // Discard if ctx has none
+// scriptAudit returns the auditor of a run of script (sr's, else ctx's),
+// bounded per run because the guest decides how many events its run
+// makes, and the same auditor stamping the skill and script on the
+// sandbox's events.
+func scriptAudit(ctx context.Context, s *skills.Skill, script string, sr *ScriptRun) (bounded, stamped audit.Auditor) {
+	base := sr.Auditor
+	if base == nil {
+		base = audit.AuditorFrom(ctx) // Discard if ctx has none
 	}
-	// The guest decides how many events its run makes: bound them per run.
-	auditor = capabilities.LimitAuditor(auditor, 0, 0)
-	return auditor, func(kind, value, decision, reason string) {
-		auditor.Audit(ctx, capabilities.Event{Time: time.Now(), Skill: s.Name, Script: script,
-			Kind: kind, Value: value, Decision: capabilities.Decision(decision), Reason: reason})
-	}
+	bounded = audit.LimitAuditor(base, 0, 0)
+	stamped = audit.AuditorFunc(func(ctx context.Context, e audit.Event) {
+		e.Skill, e.Script = s.Name, script
+		bounded.Audit(ctx, e)
+	})
+	return bounded, stamped
+}
+
+// auditRun records that a run of label starts with the effective grant
+// eff.
+func auditRun(ctx context.Context, a audit.Auditor, label string, eff capabilities.Set, note string) {
+	a.Audit(ctx, audit.Event{Time: time.Now(), Kind: "run", Value: label, Decision: audit.Allow,
+		Reason: "effective: " + capabilities.Describe(eff) + note})
 }
 
 // runCompiled runs m as script of s, audited, with the host functions of
@@ -236,19 +246,19 @@ func scriptAudit(ctx context.Context, s *skills.Skill, script string, sr *Script
 func runCompiled(ctx context.Context, m *CompiledModule, s *skills.Skill, script string, sc *skills.Script,
 	eff capabilities.Set, sr *ScriptRun, rc *RunConfig, note string) (*Result, error) {
 	label := s.Name + ":" + script
-	auditor, audit := scriptAudit(ctx, s, script, sr)
-	audit("run", label, "allow", "effective: "+capabilities.Describe(eff)+note)
+	auditor, stamped := scriptAudit(ctx, s, script, sr)
+	auditRun(ctx, stamped, label, eff, note)
 	rc.Host = scriptHostEnv(s, script, eff, auditor, sr)
 	rc.Name = label
 	rc.Stdin, rc.Stdout, rc.Stderr = sr.Stdin, sr.Stdout, sr.Stderr
 	rc.Memory, rc.Timeout, rc.Output = uint64(eff.Memory), time.Duration(eff.Timeout), uint64(eff.Output)
-	rc.Audit = audit
+	rc.Auditor = stamped
 	rc.Deterministic = sc.Deterministic
 	return m.Run(ctx, rc)
 }
 
 // scriptHostEnv builds the host functions' view of one script run.
-func scriptHostEnv(s *skills.Skill, script string, eff capabilities.Set, auditor capabilities.Auditor, sr *ScriptRun) *host.Env {
+func scriptHostEnv(s *skills.Skill, script string, eff capabilities.Set, auditor audit.Auditor, sr *ScriptRun) *host.Env {
 	out := sr.Output
 	if out == nil {
 		out = sr.Stdout
@@ -485,7 +495,7 @@ func readModule(skillDir, module string) ([]byte, error) {
 func (r *Runtime) runPluginScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
 	wasm []byte, eff capabilities.Set, sr *ScriptRun) (*Result, error) {
 	label := s.Name + ":" + script
-	auditor, audit := scriptAudit(ctx, s, script, sr)
+	auditor, stamped := scriptAudit(ctx, s, script, sr)
 	input := sr.Input
 	if input == nil && sr.Stdin != nil {
 		data, err := io.ReadAll(io.LimitReader(sr.Stdin, MaxPluginInput+1))
@@ -497,7 +507,7 @@ func (r *Runtime) runPluginScript(ctx context.Context, s *skills.Skill, script s
 		}
 		input = data
 	}
-	audit("run", label, "allow", "effective: "+capabilities.Describe(eff))
+	auditRun(ctx, stamped, label, eff, "")
 	out, res, err := r.CallPlugin(ctx, wasm, &PluginCall{
 		Name:    label,
 		Export:  sc.Export,
@@ -505,10 +515,15 @@ func (r *Runtime) runPluginScript(ctx context.Context, s *skills.Skill, script s
 		Memory:  uint64(eff.Memory),
 		Timeout: time.Duration(eff.Timeout),
 		Output:  uint64(eff.Output),
-		Net:     eff.Net,
 		Host:    scriptHostEnv(s, script, eff, auditor, sr),
-		Audit:   audit,
+		Auditor: stamped,
 	})
+	if nr, ok := errors.AsType[*NetRefusedError](err); ok {
+		// Extism's own http_request, refused whatever the grant: for the
+		// operator it is a net capability the script did not get.
+		err = fmt.Errorf("%s: %w", label, &capabilities.DeniedError{Kind: "net", Value: nr.Host,
+			Reason: "plugins reach the network through skillrun's http_fetch host function, never Extism's http_request"})
+	}
 	w := sr.Output
 	if w == nil {
 		w = sr.Stdout

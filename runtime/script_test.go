@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/skills"
@@ -127,7 +128,7 @@ func TestRunScriptAudit(t *testing.T) {
 	ws := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a"), 0o644))
 	var log bytes.Buffer
-	a := capabilities.NewJSONLAuditor(&log)
+	a := audit.NewJSONLAuditor(&log)
 	_, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{Services: host.Services{Workspace: ws, Auditor: a}, Args: []string{"read", "/workspace/a.txt"},
 		Granted: grant(t, declared)})
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/skills"
@@ -104,13 +105,13 @@ func TestRunScriptHostFunctions(t *testing.T) {
 	_, declared, err := Declared(me, "hostcall")
 	require.NoError(t, err)
 
-	run := func(t *testing.T, granted capabilities.Set) (map[string]string, string, []capabilities.Event) {
+	run := func(t *testing.T, granted capabilities.Set) (map[string]string, string, []audit.Event) {
 		t.Helper()
 		var stdout, out strings.Builder
 		var mu sync.Mutex
-		var events []capabilities.Event
+		var events []audit.Event
 		res, err := r.RunScript(context.Background(), me, "hostcall", &ScriptRun{
-			Services: host.Services{Workspace: ws, Auditor: capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) {
+			Services: host.Services{Workspace: ws, Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				events = append(events, e)

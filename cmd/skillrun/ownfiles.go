@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/internal/safefile"
 )
 
@@ -21,7 +21,7 @@ import (
 // auditor when path is empty. done closes the file and reports, once, the
 // first error writing to it on stderr; a run or session goes on when its
 // audit log cannot be written, and ends with its own outcome.
-func openAuditLog(path string, stderr io.Writer) (a capabilities.Auditor, done func(), err error) {
+func openAuditLog(path string, stderr io.Writer) (a audit.Auditor, done func(), err error) {
 	if path == "" {
 		return nil, func() {}, nil
 	}
@@ -29,7 +29,7 @@ func openAuditLog(path string, stderr io.Writer) (a capabilities.Auditor, done f
 	if err != nil {
 		return nil, nil, err
 	}
-	j := capabilities.NewJSONLAuditor(f)
+	j := audit.NewJSONLAuditor(f)
 	return j, func() {
 		werr := j.Err()
 		if cerr := f.Close(); werr == nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/skillname"
@@ -190,7 +191,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	}
 	defer auditDone()
 	if auditor == nil {
-		auditor = capabilities.Discard
+		auditor = audit.Discard
 	}
 
 	var input []byte

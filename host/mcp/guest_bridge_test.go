@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
@@ -66,12 +67,12 @@ func TestGuestCallsBridgedTool(t *testing.T) {
 	// guest printed and the mcp audit events ("allow fake/echo").
 	run := func(t *testing.T, grant []string, input string) (string, []string) {
 		t.Helper()
-		var events []capabilities.Event
+		var events []audit.Event
 		env := &host.Env{
 			Skill: "demo", Script: "mcpguest",
 			Granted:  capabilities.Set{MCP: grant},
 			Input:    []byte(input),
-			Services: host.Services{MCP: b, Auditor: capabilities.AuditorFunc(func(_ context.Context, e capabilities.Event) { events = append(events, e) })},
+			Services: host.Services{MCP: b, Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) { events = append(events, e) })},
 		}
 		var stdout bytes.Buffer
 		res, err := m.Run(ctx, &runtime.RunConfig{Name: "demo:mcpguest", Host: env, Stdout: &stdout, Stderr: &stdout, Timeout: time.Minute})

@@ -1,4 +1,4 @@
-package host
+package abi
 
 import "context"
 
@@ -8,8 +8,10 @@ import "context"
 // still log megabytes.
 //
 // Spend accounts for n more bytes and reports whether they fit; at the
-// first refusal the budget also stops the run (package runtime's budget
-// fails the run with its output-limit error). Spend is called from the
+// first refusal the budget also stops the run (the sandbox's budget fails
+// the run with its output-limit error). It lives here, below both the
+// sandbox, which puts a run's budget in the context of its host calls,
+// and package host, whose functions spend from it. Spend is called from the
 // goroutine running the guest, and must be safe for concurrent use with
 // the run's own writes.
 type OutputBudget interface {
@@ -20,14 +22,14 @@ type OutputBudget interface {
 type budgetKey struct{}
 
 // WithOutputBudget returns ctx carrying the run's output budget; the host
-// functions served with that ctx (see [Env.Dispatch]) spend from it.
+// functions served with that ctx spend from it (see [SpendOutput]).
 func WithOutputBudget(ctx context.Context, b OutputBudget) context.Context {
 	return context.WithValue(ctx, budgetKey{}, b)
 }
 
-// spend spends n bytes of ctx's budget; with no budget in ctx every write
-// fits (the Env's own bounds still apply).
-func spend(ctx context.Context, n int) bool {
+// SpendOutput spends n bytes of ctx's budget; with no budget in ctx
+// every write fits (the caller's own bounds still apply).
+func SpendOutput(ctx context.Context, n int) bool {
 	b, _ := ctx.Value(budgetKey{}).(OutputBudget)
 	return b == nil || b.Spend(n)
 }
