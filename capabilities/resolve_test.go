@@ -6,18 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/BurntSushi/toml"
 )
-
-func decodeSet(t *testing.T, src string) Set {
-	t.Helper()
-	var s Set
-	if _, err := toml.Decode(src, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // TestResolve: the resolver adds policy, flags, -A and limits up the way
 // the CLI documents, and a skill never gets more than it declares.
@@ -32,7 +21,7 @@ timeout = "20s"
 	if err != nil {
 		t.Fatal(err)
 	}
-	declared := decodeSet(t, `
+	declared := parseSet(t, `
 read    = ["skill", "workspace/data"]
 write   = ["workspace/out"]
 env     = ["API_TOKEN", "LANG"]
@@ -93,7 +82,7 @@ timeout = "30s"
 // TestResolveErrors: a bad flag or limit is an error naming it, and
 // grants nothing.
 func TestResolveErrors(t *testing.T) {
-	declared := decodeSet(t, `read = ["workspace/data"]`)
+	declared := parseSet(t, `read = ["workspace/data"]`)
 	for _, tc := range []struct {
 		r    Resolver
 		want string
@@ -139,7 +128,7 @@ func TestResolverWorkspace(t *testing.T) {
 // TestResolutionAllow: a yes at the prompt grants what was missing and
 // nothing beyond the declaration.
 func TestResolutionAllow(t *testing.T) {
-	declared := decodeSet(t, `env = ["LANG"]`)
+	declared := parseSet(t, `env = ["LANG"]`)
 	res, err := (&Resolver{}).Resolve(SkillRef{Name: "x"}, declared)
 	if err != nil {
 		t.Fatal(err)

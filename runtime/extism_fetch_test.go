@@ -20,13 +20,7 @@ import (
 // loopback server answers when its address is granted, and is denied (with
 // the flag named) when it is not.
 func TestCallPluginSkillrunFetch(t *testing.T) {
-	wasm := extPlugin(t)
-	r := newExtRuntime(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("pong"))
-	}))
-	defer srv.Close()
-	addr := strings.TrimPrefix(srv.URL, "http://")
+	wasm, r, srv, addr := pongPlugin(t)
 
 	call := func(granted capabilities.Set) string {
 		t.Helper()
@@ -68,13 +62,7 @@ func TestCallPluginSkillrunFetch(t *testing.T) {
 // own http_request, whose client follows redirects unchecked and reaches
 // private addresses; the refusal is a net denial, audited with the skill.
 func TestPluginNetGrantNotExtism(t *testing.T) {
-	wasm := extPlugin(t)
-	r := newExtRuntime(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("pong"))
-	}))
-	defer srv.Close()
-	addr := strings.TrimPrefix(srv.URL, "http://")
+	wasm, r, srv, addr := pongPlugin(t)
 	s := writeSkill(t, "ext", "version = 1\n[capabilities]\nnet = [\""+addr+"\"]\n[scripts.fetch]\nplugin = \"fetch.wasm\"\nexport = \"fetch\"\n",
 		map[string][]byte{"fetch.wasm": wasm})
 	var out strings.Builder
@@ -108,4 +96,16 @@ func grantAll(t *testing.T, s *skills.Skill, script string) capabilities.Set {
 		t.Fatal(err)
 	}
 	return res.Granted
+}
+
+// pongPlugin returns the test plugin, a Runtime for it, and a loopback
+// server at addr that answers "pong".
+func pongPlugin(t *testing.T) (wasm []byte, r *Runtime, srv *httptest.Server, addr string) {
+	t.Helper()
+	wasm, r = extPlugin(t), newExtRuntime(t)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("pong"))
+	}))
+	t.Cleanup(srv.Close)
+	return wasm, r, srv, strings.TrimPrefix(srv.URL, "http://")
 }
