@@ -92,9 +92,9 @@ type disclosureTool struct {
 func (t *disclosureTool) Definition() ToolDef { return t.def }
 
 func (t *disclosureTool) Call(ctx context.Context, in json.RawMessage) (*ToolResult, error) {
-	a, err := decodeArgs(in)
-	if err != nil {
-		return ErrorResult(t.def.Name + ": " + err.Error()), nil
+	a, bad := decodeArgs(in)
+	if bad != "" {
+		return ErrorResult(t.def.Name + ": " + bad), nil
 	}
 	a.tool = t.def.Name
 	return t.call(ctx, a), nil
@@ -106,16 +106,17 @@ type toolArgs struct {
 	m    map[string]json.RawMessage
 }
 
-func decodeArgs(in json.RawMessage) (toolArgs, error) {
+// decodeArgs decodes in, or says what is wrong with it (for the model).
+func decodeArgs(in json.RawMessage) (toolArgs, string) {
 	var a toolArgs
 	in = bytes.TrimSpace(in)
 	if len(in) == 0 || string(in) == "null" {
-		return a, nil
+		return a, ""
 	}
-	if err := json.Unmarshal(in, &a.m); err != nil {
-		return a, errors.New("arguments must be a JSON object")
+	if json.Unmarshal(in, &a.m) != nil {
+		return a, "arguments must be a JSON object"
 	}
-	return a, nil
+	return a, ""
 }
 
 // only reports an argument not among names.

@@ -186,7 +186,7 @@ func (s *Server) SetSkills(list []*skills.Skill) {
 			continue
 		}
 		st.Annotations = &mcpsdk.ToolAnnotations{ReadOnlyHint: true}
-		s.srv.AddTool(st, s.guard(toolHandler(t)))
+		s.srv.AddTool(st, s.guard(s.toolHandler(t)))
 	}
 
 	// Registry tools.
@@ -340,11 +340,13 @@ func (s *Server) callRegistry(ctx context.Context, req *mcpsdk.CallToolRequest) 
 	return callResult(res), nil
 }
 
-// toolHandler serves t as an MCP tool.
-func toolHandler(t host.Tool) mcpsdk.ToolHandler {
+// toolHandler serves t as an MCP tool; a failure of the host is logged
+// and given to the client as an error result, as callRegistry does.
+func (s *Server) toolHandler(t host.Tool) mcpsdk.ToolHandler {
 	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 		res, err := t.Call(ctx, req.Params.Arguments)
 		if err != nil {
+			s.logger.Error("mcp: tool call failed", "tool", req.Params.Name, "error", err)
 			return errorResult("internal error: " + err.Error()), nil
 		}
 		return callResult(res), nil
