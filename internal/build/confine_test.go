@@ -499,6 +499,7 @@ func TestCheckReplaces(t *testing.T) {
 		{"module m\nreplace a => /etc\n", "go.mod:2: replace a => /etc names a folder outside the skill by absolute path"},
 		{"module m\nreplace a => /\n", "go.mod:2: replace a => / names a folder outside the skill by absolute path"},
 		{"module m\nreplace0 => /\n", ""}, // not a directive (go refuses it); found by FuzzCheckReplaces
+		{"module m\nreplace a => /x => ./y\n", "go.mod:2: replace a => /x names a folder outside"}, // two arrows: every target is checked (FuzzCheckReplaces)
 		{"module m\nreplace a => \"./lib/../../..\"\n", "leads outside"},
 	} {
 		if err := os.MkdirAll(mod, 0o755); err != nil {

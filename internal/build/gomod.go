@@ -68,32 +68,39 @@ func checkReplaces(modDir, top, name string) error {
 		case !inBlock:
 			continue
 		}
-		// f is "old [version] => new [version]".
-		arrow := -1
+		// f is "old [version] => new [version]". A line with more than one
+		// "=>" is not valid go.mod (go refuses it), but every word after
+		// an arrow is checked all the same: a check that guesses which
+		// arrow the go command would take could guess wrong.
 		for i, w := range f {
-			if w == "=>" {
-				arrow = i
+			if w != "=>" || i+1 >= len(f) {
+				continue // go build reports the syntax error
 			}
-		}
-		if arrow < 0 || arrow+1 >= len(f) {
-			continue // go build reports the syntax error
-		}
-		target := f[arrow+1]
-		if uq, err := strconv.Unquote(target); err == nil {
-			target = uq
-		}
-		if !isLocalModPath(target) {
-			continue // a module path: fetched from the module cache
-		}
-		if filepath.IsAbs(target) {
-			return fmt.Errorf("%s:%d: replace %s => %s names a folder outside the skill by absolute path; a build reads only the skill folder: put the module inside the skill folder (or vendor it with go mod vendor) and replace it with a relative path", name, n, f[0], target)
-		}
-		abs := filepath.Join(modDir, filepath.FromSlash(target))
-		if rel, err := filepath.Rel(top, abs); err != nil || !filepath.IsLocal(rel) {
-			return fmt.Errorf("%s:%d: replace %s => %s leads outside the skill folder; a build reads only the skill folder: put the module inside the skill folder (or vendor it with go mod vendor)", name, n, f[0], target)
+			if err := checkReplaceTarget(modDir, top, name, n, f[0], f[i+1]); err != nil {
+				return err
+			}
 		}
 	}
 	return sc.Err()
+}
+
+// checkReplaceTarget refuses target, the replacement of old on line n,
+// when it names a local folder outside top.
+func checkReplaceTarget(modDir, top, name string, n int, old, target string) error {
+	if uq, err := strconv.Unquote(target); err == nil {
+		target = uq
+	}
+	if !isLocalModPath(target) {
+		return nil // a module path: fetched from the module cache
+	}
+	if filepath.IsAbs(target) {
+		return fmt.Errorf("%s:%d: replace %s => %s names a folder outside the skill by absolute path; a build reads only the skill folder: put the module inside the skill folder (or vendor it with go mod vendor) and replace it with a relative path", name, n, old, target)
+	}
+	abs := filepath.Join(modDir, filepath.FromSlash(target))
+	if rel, err := filepath.Rel(top, abs); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s:%d: replace %s => %s leads outside the skill folder; a build reads only the skill folder: put the module inside the skill folder (or vendor it with go mod vendor)", name, n, old, target)
+	}
+	return nil
 }
 
 // isLocalModPath reports whether a replacement names a folder rather than
