@@ -498,8 +498,11 @@ func TestCheckReplaces(t *testing.T) {
 		{"module m\nreplace (\n\ta => ./x\n\tb => ../../elsewhere\n)\n", "go.mod:4: replace b => ../../elsewhere leads outside"},
 		{"module m\nreplace a => /etc\n", "go.mod:2: replace a => /etc names a folder outside the skill by absolute path"},
 		{"module m\nreplace a => /\n", "go.mod:2: replace a => / names a folder outside the skill by absolute path"},
-		{"module m\nreplace0 => /\n", ""}, // not a directive (go refuses it); found by FuzzCheckReplaces
-		{"module m\nreplace a => /x => ./y\n", "go.mod:2: replace a => /x names a folder outside"}, // two arrows: every target is checked (FuzzCheckReplaces)
+		// Found by FuzzCheckReplaces: a line that is no directive (go
+		// refuses it), and a line with two arrows, whose every target is
+		// checked.
+		{"module m\nreplace0 => /\n", ""},
+		{"module m\nreplace a => /x => ./y\n", "go.mod:2: replace a => /x names a folder outside"},
 		{"module m\nreplace a => \"./lib/../../..\"\n", "leads outside"},
 	} {
 		if err := os.MkdirAll(mod, 0o755); err != nil {
