@@ -88,7 +88,8 @@ func Declared(s *skills.Skill, script string) (*skills.Script, capabilities.Set,
 
 // Resolve is what r grants script of s ([capabilities.Resolver.Resolve]
 // over what [Declared] returns), or, with script "", the whole skill: what
-// the skill and all its scripts declare. It is how `skillrun run` decides
+// the skill and all its scripts declare, with the widest limit any of
+// them declares (a grant for the skill must cover each script's). It is how `skillrun run` decides
 // before a run (and asks about Missing in a terminal); pass the
 // Resolution's Granted as [ScriptRun.Granted]. Errors: [ErrNotRunnable]
 // for a script that does not exist, and the resolver's for bad flags.
@@ -103,8 +104,13 @@ func Resolve(s *skills.Skill, script string, r *capabilities.Resolver) (capabili
 		declared = d
 	case s.Manifest != nil:
 		declared = s.Manifest.Capabilities
-		for _, sc := range s.Manifest.Scripts {
-			declared = capabilities.Merge(declared, sc.Capabilities)
+		for _, name := range s.Manifest.ScriptNames() {
+			_, d, _ := Declared(s, name) // name is one of the manifest's
+			widest := capabilities.Merge(declared, d)
+			widest.Memory = max(declared.Memory, d.Memory)
+			widest.Timeout = max(declared.Timeout, d.Timeout)
+			widest.Output = max(declared.Output, d.Output)
+			declared = widest
 		}
 	}
 	return r.Resolve(s.Ref(), declared)

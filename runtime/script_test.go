@@ -205,6 +205,17 @@ func TestResolve(t *testing.T) {
 		assert.Equal(t, tc.want, capabilities.Describe(res.Effective), "script %q", tc.script)
 		assert.True(t, res.Missing.IsZero(), "script %q: missing %s", tc.script, capabilities.Describe(res.Missing))
 	}
+	// The whole skill declares the widest limit any script does, whatever
+	// the order of the scripts: a map's order once decided it.
+	limits := writeSkill(t, "limits", "version = 1\n[capabilities]\ntimeout = \"5s\"\n"+
+		"[scripts.a]\nmodule = \"a.wasm\"\n[scripts.a.capabilities]\ntimeout = \"1m\"\nmemory = \"16MiB\"\n"+
+		"[scripts.b]\nmodule = \"b.wasm\"\n[scripts.b.capabilities]\ntimeout = \"10s\"\nmemory = \"64MiB\"\n"+
+		"[scripts.c]\nmodule = \"c.wasm\"\n", nil)
+	for range 20 {
+		whole, err := Resolve(limits, "", all)
+		require.NoError(t, err)
+		require.Equal(t, "memory=64MiB, timeout=1m0s", capabilities.Describe(whole.Effective))
+	}
 	res, err := Resolve(s, "a", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "read=skill, env=LANG", capabilities.Describe(res.Missing))
