@@ -127,11 +127,11 @@ func (r *Resolver) Resolve(ref SkillRef, declared Set) (Resolution, error) {
 // [default], as if a skill declared read and write of the workspace. The
 // other flags name capabilities such tools do not have and are ignored.
 func (r *Resolver) Workspace() Set {
-	ws := []Path{{Root: RootWorkspace}}
-	declared := Set{Read: ws, Write: ws}
 	if r == nil {
 		return Set{}
 	}
+	ws := []Path{{Root: RootWorkspace}}
+	declared := Set{Read: ws, Write: ws}
 	var flags []FlagGrant
 	for _, g := range r.Flags {
 		if g.Kind == "read" || g.Kind == "write" {
@@ -161,8 +161,8 @@ func (res Resolution) Allow(more Set, source string) Resolution {
 }
 
 // Why says in one line what was granted and how, and what is missing,
-// naming the flags that would grant it: for logs, denials and `skillrun
-// show`.
+// naming the flags that would grant it, for an embedder's logs and
+// messages.
 func (res Resolution) Why() string {
 	var b strings.Builder
 	if res.Effective.IsZero() {

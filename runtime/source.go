@@ -44,12 +44,9 @@ type InterpreterFunc func(ctx context.Context, language string) (*SourceInterpre
 // means <os.UserCacheDir()>/skillrun/interpreters. It never builds one.
 func InstalledInterpreters(dir string) InterpreterFunc {
 	return func(ctx context.Context, language string) (*SourceInterpreter, error) {
-		d := dir
-		if d == "" {
-			var err error
-			if d, err = interp.DefaultDir(); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
-			}
+		d, err := interpreterDir(dir)
+		if err != nil {
+			return nil, err
 		}
 		in, err := interp.Find(d, language)
 		if err != nil {
@@ -73,12 +70,9 @@ func BuildingInterpreters(dir string, progress io.Writer) InterpreterFunc {
 		if language != interp.JS {
 			return installed(ctx, language)
 		}
-		d := dir
-		if d == "" {
-			var err error
-			if d, err = interp.DefaultDir(); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
-			}
+		d, err := interpreterDir(dir)
+		if err != nil {
+			return nil, err
 		}
 		in, err := interp.EnsureJS(ctx, d, &interp.BuildOptions{Progress: progress})
 		if err != nil {
@@ -86,6 +80,18 @@ func BuildingInterpreters(dir string, progress io.Writer) InterpreterFunc {
 		}
 		return sourceInterpreterOf(in), nil
 	}
+}
+
+// interpreterDir is dir, or the default interpreters folder for "".
+func interpreterDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	d, err := interp.DefaultDir()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNotRunnable, err)
+	}
+	return d, nil
 }
 
 // sourceInterpreterOf converts what package interp found.

@@ -41,11 +41,8 @@ func (f *runFlags) resolver() (*capabilities.Resolver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &capabilities.Resolver{Policy: p, Flags: f.grants, All: f.all}
-	if f.timeout < 0 {
-		return nil, usageErr("--timeout must be positive, got %v", f.timeout)
-	}
-	r.Timeout = capabilities.Duration(f.timeout)
+	// A negative --timeout is the resolver's to refuse (Resolve).
+	r := &capabilities.Resolver{Policy: p, Flags: f.grants, All: f.all, Timeout: capabilities.Duration(f.timeout)}
 	for _, l := range []struct {
 		name, value string
 		dst         *capabilities.Size
