@@ -35,7 +35,7 @@ var fieldWeights = []float64{3, 2, 1, bodyWeight}
 // body says "animation"), but far more of them, mostly incidental. On
 // this repository's queries over the 166 real skills beside it
 // (TestCorpusSearchQuality) the field took top-5 from 0.926 to 0.951 and
-// MRR from 0.881 to 0.926. Weights 0.05 and 0.1 tie on top-5, and 0.05's
+// MRR from 0.877 to 0.926. Weights 0.05 and 0.1 tie on top-5, and 0.05's
 // MRR is higher by 0.002, one query's rank, which is noise on 81 queries;
 // from 0.2 on, MRR falls (0.905 at 0.2, 0.858 at 0.8). Regexp queries do
 // not look at the body.
