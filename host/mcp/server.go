@@ -112,8 +112,8 @@ func NewServer(list []*skills.Skill, o *ServerOptions) *Server {
 	s.srv = mcpsdk.NewServer(&mcpsdk.Implementation{Name: opts.Name, Version: opts.Version}, &mcpsdk.ServerOptions{
 		Logger: opts.Logger,
 		Instructions: "Skills are packages of instructions and files. Call " + CatalogTool +
-			" to list them, " + ActivateTool + " to load one when a task matches its description, and " +
-			ReadTool + " to read a file it names.",
+			" to list them (or " + SearchTool + " to find one by words), " + ActivateTool +
+			" to load one when a task matches its description, and " + ReadTool + " to read a file it names.",
 		Capabilities: &mcpsdk.ServerCapabilities{
 			Tools:     &mcpsdk.ToolCapabilities{ListChanged: true},
 			Resources: &mcpsdk.ResourceCapabilities{ListChanged: true},
