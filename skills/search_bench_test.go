@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skillrun/skillrun/internal/bm25"
 )
 
 // benchVocabulary is the fixed vocabulary synthetic skills are drawn from.
@@ -91,4 +94,35 @@ func BenchmarkSearch1000Naive(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkCorpusIndex indexes the 166 real skills beside the repository
+// as NewIndex does (name, triggers, description and body) and, as the
+// baseline in the same loop, without the body: the start-up cost of the
+// body field, reported as the ratio body/nobody.
+func BenchmarkCorpusIndex(b *testing.B) {
+	var list []*Skill
+	for _, d := range corpusSkillDirs(b) {
+		s, err := LoadDir(d, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		list = append(list, s)
+	}
+	var withBody, noBody time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		docs := make([]bm25.Doc, len(list))
+		for i, s := range list {
+			docs[i] = bm25.Doc{{s.Name}, s.Triggers(), {s.Description}}
+		}
+		bm25.New(fieldWeights[:3], docs)
+		t1 := time.Now()
+		NewIndex(list)
+		noBody += t1.Sub(t0)
+		withBody += time.Since(t1)
+	}
+	b.ReportMetric(float64(withBody.Microseconds())/float64(b.N)/1e3, "ms/index")
+	b.ReportMetric(float64(noBody.Microseconds())/float64(b.N)/1e3, "ms/index-nobody")
+	b.ReportMetric(float64(withBody)/float64(noBody), "body/nobody")
 }

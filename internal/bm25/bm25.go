@@ -88,12 +88,15 @@ func New(weights []float64, docs []Doc) *Index {
 	// slab per document, as the postings' tf windows.
 	slot := make(map[string]int)
 	var buf []string
+	// Documents repeat their words; stemming each distinct word once
+	// makes indexing long texts (skill bodies) many times cheaper.
+	stems := make(map[string]string)
 	for i, d := range docs {
 		clear(slot)
 		var tf []int32
 		for f := range min(nf, len(d)) {
 			for _, text := range d[f] {
-				buf = Tokenize(text, buf[:0])
+				buf = tokenize(text, buf[:0], stems)
 				for _, t := range buf {
 					j, ok := slot[t]
 					if !ok {
@@ -258,12 +261,25 @@ var stopwords = map[string]bool{
 // is not a letter, a number or a combining mark (so "pdf-extract" and
 // "zoho_books" give two words each, and "données" stays one word in any
 // Unicode form), drops stopwords, and stems what is left.
-func Tokenize(text string, out []string) []string {
+func Tokenize(text string, out []string) []string { return tokenize(text, out, nil) }
+
+// tokenize is [Tokenize] with a memo of stems (nil: none).
+func tokenize(text string, out []string, stems map[string]string) []string {
 	text = strings.ToLower(norm.NFKC.String(text))
 	for w := range strings.FieldsFuncSeq(text, notWordRune) {
-		if !stopwords[w] {
-			out = append(out, stem(w))
+		if stopwords[w] {
+			continue
 		}
+		if stems == nil {
+			out = append(out, stem(w))
+			continue
+		}
+		st, ok := stems[w]
+		if !ok {
+			st = stem(w)
+			stems[w] = st
+		}
+		out = append(out, st)
 	}
 	return out
 }
