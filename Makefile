@@ -19,7 +19,7 @@ build: ## Build the skillrun binary into ./bin.
 deps: ## Download the Go modules of skillrun and of the guests built in tests (skillrun build fetches none).
 	$(GO) mod download
 	cd examples/extism-upper/src && $(GO) mod download
-	cd runtime/testdata/guests/extplugin && $(GO) mod download
+	cd internal/testkit/testdata/extplugin && $(GO) mod download
 
 .PHONY: test
 test: deps ## Run the full test suite with the race detector (what CI runs).
@@ -53,7 +53,7 @@ FUZZ_TARGETS := \
 	internal/abi:FuzzDecodeResponse internal/abi:FuzzDecodePayload \
 	host:FuzzDispatch host/mcp:FuzzParseConfig host/mcp:FuzzConfigRoundTrip \
 	agent:FuzzParsePlan agent:FuzzParseDefinition \
-	runtime:FuzzRootFS runtime:FuzzHostFunctions
+	sandbox:FuzzRootFS sandbox:FuzzHostFunctions
 FUZZPARALLEL  ?= 1
 fuzz: ## Run each fuzz target for FUZZTIME, one at a time (new crashers land in testdata/fuzz).
 	@set -e; for t in $(FUZZ_TARGETS); do \

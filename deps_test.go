@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,31 +20,42 @@ const module = "github.com/skillrun/skillrun"
 // direction"). A package is matched by its longest listed prefix.
 var layers = map[string][]string{
 	"cmd":             {"*"},
-	"agent":           {"host", "runtime", "skills", "capabilities", "audit", "internal"},
+	"agent":           {"host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"agent/providers": {"agent", "internal"}, // HTTP providers implement agent.Provider
-	"host/mcp":        {"runtime", "host", "skills", "capabilities", "audit", "internal"},
-	"runtime":         {"host", "skills", "capabilities", "audit", "internal"},
+	"host/mcp":        {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"},
+	"scripts":         {"sandbox", "host", "skills", "capabilities", "audit", "internal"},
 	"host":            {"skills", "capabilities", "audit", "internal"},
 	"skills":          {"capabilities", "internal"},
 	"capabilities":    {"internal"},
-	"audit":           {}, // the bottom: every layer speaks its one audit API
-	"guest":           {"internal/abi"},
-	"guest/interp":    {"guest", "internal/abi"}, // interpreter guests (GOOS=wasip1 commands) use the SDK
-	"internal":        {"internal"},
-	"examples":        {"guest", "internal/abi"},
-	"":                {"*"}, // the root package (docs and this test)
+	// The sandbox core stands alone (issue 12): no skills, no grants, no
+	// host; only the audit event types and the internal helpers below.
+	"sandbox":          {"audit", "internal/abi", "internal/fsguard", "internal/units"},
+	"audit":            {}, // the bottom: every layer speaks its one audit API
+	"guest":            {"internal/abi"},
+	"guest/interp":     {"guest", "internal/abi"}, // interpreter guests (GOOS=wasip1 commands) use the SDK
+	"internal":         {"internal"},
+	"internal/testkit": {"audit", "internal"}, // tests' shared guests and fixtures
+	"examples":         {"guest", "internal/abi"},
+	"":                 {"*"}, // the root package (docs and this test)
 }
 
 // forbidden lists imports (by prefix) a layer must never have, whatever
 // the layering allows.
 var forbidden = map[string][]string{
-	"*":            {"testing"}, // no production package imports testing
+	// No production package imports testing, nor the tests' kit.
+	"*":            {"testing", module + "/internal/testkit"},
 	"guest":        {"net", "os/exec"},
 	"guest/interp": {"net", "os/exec"},
-	"runtime":      {"net/http"}, // HTTP for guests is a host function behind the net capability
+	"sandbox":      {"net/http"}, // HTTP for guests is a host function behind the net capability
 }
 
-// wazeroOnly are dependencies only package runtime may import.
+// exempt lifts a "*" rule for one layer: the tests' kit is imported by
+// test files only, and is made of testing helpers.
+var exempt = map[string][]string{
+	"internal/testkit": {"testing", module + "/internal/testkit"},
+}
+
+// wazeroOnly are dependencies only the sandbox core may import.
 var wazeroOnly = []string{"github.com/tetratelabs/wazero", "github.com/extism/go-sdk"}
 
 func TestDeps(t *testing.T) {
@@ -131,14 +143,14 @@ func hasPathPrefix(s, prefix string) bool {
 func violation(dir, layer, imp string) string {
 	for _, l := range []string{"*", layer} {
 		for _, f := range forbidden[l] {
-			if hasPathPrefix(imp, f) {
+			if hasPathPrefix(imp, f) && !(l == "*" && slices.Contains(exempt[layer], f)) {
 				return "forbidden in this layer"
 			}
 		}
 	}
 	for _, w := range wazeroOnly {
-		if hasPathPrefix(imp, w) && layer != "runtime" {
-			return "only package runtime may import the Wasm engines"
+		if hasPathPrefix(imp, w) && layer != "sandbox" {
+			return "only package sandbox may import the Wasm engines"
 		}
 	}
 	if !hasPathPrefix(imp, module) {
@@ -168,69 +180,47 @@ func TestDepsPolicy(t *testing.T) {
 		ok       bool
 	}{
 		{"skills", module + "/capabilities", true},
-		{"runtime", module + "/audit", true},
+		{"sandbox", module + "/audit", true},
+		{"sandbox", module + "/internal/abi", true},
+		{"sandbox", module + "/capabilities", false},
+		{"sandbox", module + "/skills", false},
+		{"sandbox", module + "/host", false},
+		{"sandbox", module + "/scripts", false},
+		{"sandbox", module + "/internal/interp", false},
+		{"scripts", module + "/sandbox", true},
+		{"scripts", module + "/host", true},
+		{"scripts", module + "/agent", false},
+		{"scripts", "github.com/tetratelabs/wazero", false},
 		{"audit", module + "/capabilities", false},
 		{"audit", module + "/internal/abi", false},
 		{"capabilities", module + "/skills", false},
-		{"host", module + "/runtime", false},
-		{"runtime", module + "/host", true},
+		{"host", module + "/scripts", false},
+		{"host", module + "/sandbox", false},
 		{"host", module + "/host/mcp", false},
 		{"agent", module + "/host/mcp", true},
 		{"skills", "github.com/tetratelabs/wazero", false},
-		{"runtime", "github.com/tetratelabs/wazero/api", true},
-		{"runtime", "net/http", false},
+		{"sandbox", "github.com/tetratelabs/wazero/api", true},
+		{"sandbox", "net/http", false},
 		{"guest", "net", false},
 		{"guest", module + "/internal/abi", true},
 		{"guest", module + "/skills", false},
 		{"skills", "testing", false},
+		{"skills", module + "/internal/testkit", false},
+		{"internal/testkit", "testing", true},
+		{"internal/testkit", module + "/audit", true},
+		{"internal/testkit", module + "/scripts", false},
 		{"cmd/skillrun", module + "/agent", true},
 		{"guest/interp/js", module + "/guest", true},
-		{"guest/interp/js", module + "/runtime", false},
+		{"guest/interp/js", module + "/sandbox", false},
 		{"guest/interp/js", "os/exec", false},
 		{"agent/providers", module + "/agent", true},
-		{"agent/providers", module + "/runtime", false},
+		{"agent/providers", module + "/sandbox", false},
 		{"agent", module + "/agent/providers", false},
 	}
 	for _, c := range cases {
 		got := violation(c.dir, layerOf(c.dir), c.imp) == ""
 		if got != c.ok {
 			t.Errorf("%s importing %s: allowed=%v, want %v", c.dir, c.imp, got, c.ok)
-		}
-	}
-}
-
-// sandboxCore are the files of package runtime that make the generic
-// WebAssembly sandbox (compile, run, limits, mounts, Extism), as opposed
-// to running skills. They import nothing of skillrun but the audit API and
-// the internal packages below, so the core can stand alone (issue 12):
-// no skills, no capabilities, no host.
-var sandboxCore = []string{
-	"cache.go", "compile.go", "errors.go", "extism.go", "fdlimit_other.go", "fdlimit_unix.go",
-	"hostmod.go", "limits.go", "memo.go", "rootfs.go", "rootfs_file.go", "run.go", "runtime.go", "wasmcheck.go",
-}
-
-var sandboxCoreMay = []string{"audit", "internal/abi", "internal/fsguard", "internal/units"}
-
-func TestDepsSandboxCore(t *testing.T) {
-	fset := token.NewFileSet()
-	for _, name := range sandboxCore {
-		f, err := parser.ParseFile(fset, filepath.Join("runtime", name), nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatalf("%v (a file of the sandbox core was renamed or removed: update sandboxCore)", err)
-		}
-		for _, imp := range f.Imports {
-			v, _ := strconv.Unquote(imp.Path.Value)
-			if !hasPathPrefix(v, module) {
-				continue
-			}
-			target := strings.TrimPrefix(v, module+"/")
-			ok := false
-			for _, m := range sandboxCoreMay {
-				ok = ok || hasPathPrefix(target, m)
-			}
-			if !ok {
-				t.Errorf("runtime/%s (sandbox core) imports %s; the core may import only %s", name, v, strings.Join(sandboxCoreMay, ", "))
-			}
 		}
 	}
 }

@@ -14,10 +14,14 @@
 //     client reaches beyond its sandbox: the tool registry, the core
 //     workspace tools, the disclosure tools, tool search, the HTTP fetcher
 //     and the host functions of skillrun's ABI.
-//   - [github.com/skillrun/skillrun/runtime]: the WebAssembly sandbox
-//     (wazero): compile, run within limits, mounts confined with os.Root,
-//     Extism plugins, interpreters for Python and JavaScript sources; and
-//     running a skill's scripts with their grant.
+//   - [github.com/skillrun/skillrun/sandbox]: the WebAssembly sandbox
+//     (wazero), the security-critical core: compile, run within limits,
+//     mounts confined with os.Root, the host module, Extism plugins. It
+//     knows nothing of skills, grants or the host layer.
+//   - [github.com/skillrun/skillrun/scripts]: a skill's scripts on the
+//     sandbox: the grant resolved into mounts and limits, interpreters for
+//     Python and JavaScript sources, scripts as tools, the skill index
+//     behind skill_run.
 //   - [github.com/skillrun/skillrun/host/mcp]: serving skills over MCP and
 //     bridging other MCP servers' tools into the registry.
 //   - [github.com/skillrun/skillrun/agent]: agent sessions, a model calling
@@ -28,8 +32,9 @@
 //     guest.
 //   - cmd/skillrun: the command-line tool.
 //   - internal/...: the ABI wire format (abi), builds (build), interpreter
-//     installs (interp), and small helpers (bm25, frontyaml, fsguard,
-//     llmfake, safefile, skillname, termsafe, tomlx).
+//     installs (interp), the tests' shared guests and fixtures (testkit),
+//     and small helpers (bm25, frontyaml, fsguard, llmfake, safefile,
+//     skillname, termsafe, tomlx, units).
 //
 // The layering between them is enforced by deps_test.go; the README and
 // RATIONALE.md explain it.

@@ -14,7 +14,7 @@ import (
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -132,11 +132,11 @@ type Session struct {
 	Agent *Definition
 	Model string
 
-	// Skills are the skills in the catalog. Their scripts run in Runtime
+	// Skills are the skills in the catalog. Their scripts run on Runner
 	// (nil: skills are instructions only, no script tools) with Workspace
 	// mounted as granted.
 	Skills    []*skills.Skill
-	Runtime   *runtime.Runtime
+	Runner    *scripts.Runner
 	Workspace string
 	// Grant says what the operator grants each skill's scripts (nil:
 	// nothing). A call of a script that declares more asks Asker, or is
@@ -263,7 +263,7 @@ type run struct {
 	order  []string                // scope's names, sorted
 	start  time.Time
 
-	scripts *runtime.SkillIndex // skill_run of the scripts (nil without a Runtime)
+	scripts *scripts.SkillIndex // skill_run of the scripts (nil without a Runner)
 	skipped []Skip              // tools left out at the start
 
 	mu      sync.Mutex

@@ -17,7 +17,7 @@ import (
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -80,7 +80,7 @@ tools = ["workspace_read", "workspace_write"]
 	runner := hostileSkill(t, t.TempDir(), "runner", "[capabilities]\nskills = [\"thief\"]\n", nil)
 	declared := map[string]capabilities.Set{}
 	for _, s := range []*skills.Skill{thief, runner} {
-		_, d, err := runtime.Declared(s, "call")
+		_, d, err := scripts.Declared(s, "call")
 		require.NoError(t, err)
 		declared[s.Name] = d
 	}
@@ -108,7 +108,7 @@ input = { skill = "thief", script = "call", input = { tool = "workspace_read", t
 text = "done"
 `)
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{thief, runner}, Runtime: newRuntime(t),
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{thief, runner}, Runner: newRunner(t),
 		Workspace: ws, Grant: func(s string) capabilities.Set { return declared[s] }, Tools: toolsOf(t, core...),
 		Transcript: agent.NewTranscript(&buf)}
 	res, err := sess.Run(context.Background(), "steal")
@@ -199,7 +199,7 @@ input = { tool = "workspace_list", tool_input = {} }
 text = "done"
 `)
 		var buf bytes.Buffer
-		sess := &agent.Session{Provider: agent.NewScripted(p), Agent: def, Skills: list, Runtime: newRuntime(t),
+		sess := &agent.Session{Provider: agent.NewScripted(p), Agent: def, Skills: list, Runner: newRunner(t),
 			Workspace: ws, Grant: grant, Transcript: agent.NewTranscript(&buf)}
 		res, err := sess.Run(context.Background(), "fill the form")
 		require.NoError(t, err)

@@ -23,7 +23,8 @@ import (
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/sandbox"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -65,12 +66,12 @@ func exampleSkill(t *testing.T) (*skills.Skill, string) {
 	return s, ws
 }
 
-var sharedRuntime = sync.OnceValues(func() (*runtime.Runtime, error) {
-	return runtime.New(context.Background(), &runtime.Options{NoCache: true})
+var sharedRunner = sync.OnceValues(func() (*scripts.Runner, error) {
+	return scripts.New(context.Background(), &scripts.Options{Sandbox: &sandbox.Options{NoCache: true}})
 })
 
-func newRuntime(t *testing.T) *runtime.Runtime {
-	r, err := sharedRuntime()
+func newRunner(t *testing.T) *scripts.Runner {
+	r, err := sharedRunner()
 	require.NoError(t, err)
 	return r
 }
@@ -167,7 +168,7 @@ func TestSessionRunsSkillScript(t *testing.T) {
 	prov := recording(agent.NewScripted(plan(t, csvPlan)), &requests)
 	audit := &auditLog{}
 	sess := &agent.Session{
-		Provider: prov, Skills: []*skills.Skill{s}, Runtime: newRuntime(t), Workspace: ws,
+		Provider: prov, Skills: []*skills.Skill{s}, Runner: newRunner(t), Workspace: ws,
 		Grant: func(string) capabilities.Set {
 			return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
 		},
@@ -285,7 +286,7 @@ text = "done"
 			var asks atomic.Int32
 			sess := &agent.Session{
 				Provider: agent.NewScripted(plan(t, twoRuns)), Skills: []*skills.Skill{s},
-				Runtime: newRuntime(t), Workspace: ws, Transcript: agent.NewTranscript(&buf),
+				Runner: newRunner(t), Workspace: ws, Transcript: agent.NewTranscript(&buf),
 			}
 			if tc.answer != "" {
 				sess.Asker = agent.AskerFunc(func(_ context.Context, req agent.PermissionRequest) (agent.Decision, error) {
@@ -350,7 +351,7 @@ expect = ["unknown tool \"no_such_tool\"", "not valid JSON", "/name", "exited wi
 text = "I could not do it."
 `)
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Runtime: newRuntime(t), Workspace: ws,
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Runner: newRunner(t), Workspace: ws,
 		Grant: func(string) capabilities.Set {
 			return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
 		},
@@ -645,7 +646,7 @@ expect = ["not available to agent reader", "reviewer", "pong"]
 text = "ok"
 `)
 	sess := &agent.Session{Provider: recording(agent.NewScripted(p), &reqs), Agent: def, Skills: []*skills.Skill{s},
-		Runtime: newRuntime(t), Workspace: ws, Tools: toolsOf(t, ping, bound)}
+		Runner: newRunner(t), Workspace: ws, Tools: toolsOf(t, ping, bound)}
 	res, err := sess.Run(context.Background(), "x")
 	require.NoError(t, err)
 	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v", res.Err)
@@ -774,7 +775,7 @@ text = "composed"
 		"csv-stats": {Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}},
 	}
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{stats, composer}, Runtime: newRuntime(t),
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{stats, composer}, Runner: newRunner(t),
 		Workspace: ws, Grant: func(s string) capabilities.Set { return grants[s] }, Tools: toolsOf(t, core...),
 		Transcript: agent.NewTranscript(&buf)}
 	res, err := sess.Run(context.Background(), "compose")
@@ -881,7 +882,7 @@ expect = ["10 rows", "has no script \"nope\"; its scripts: stats", "no skill \"n
 text = "ran"
 `)
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Runtime: newRuntime(t), Workspace: ws,
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Runner: newRunner(t), Workspace: ws,
 		Grant: func(string) capabilities.Set {
 			return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
 		},

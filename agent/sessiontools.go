@@ -11,7 +11,7 @@ import (
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -25,8 +25,8 @@ func (r *run) registry() (*host.Registry, error) {
 		tools = append(tools, r.skillTools()...)
 	}
 	tools = append(tools, r.toolSearchTool())
-	if r.s.Runtime != nil {
-		r.scripts = runtime.NewSkillIndex(r.s.Runtime, r.s.Skills, r.grantFor)
+	if r.s.Runner != nil {
+		r.scripts = scripts.NewSkillIndex(r.s.Runner, r.s.Skills, r.grantFor)
 		r.scripts.Services = r.s.services()
 		for _, sk := range r.s.Skills {
 			if sk.Manifest == nil {
@@ -111,7 +111,7 @@ func (r *run) skillTools() []host.Tool {
 			return "Its scripts are now tools: " + strings.Join(scripts, ", ")
 		},
 	})
-	if r.s.Runtime != nil {
+	if r.s.Runner != nil {
 		tools = append(tools, r.skillRunTool())
 	}
 	return tools
@@ -251,11 +251,11 @@ func (r *run) toolSearchTool() host.Tool {
 func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
 	svc := r.s.services()
 	svc.Skills = r.scripts
-	opts := &runtime.ToolOptions{Services: svc,
+	opts := &scripts.ToolOptions{Services: svc,
 		Grant: func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
 			return r.permit(ctx, sk.Name, script, declared)
 		}}
-	return runtime.ScriptTool(r.s.Runtime, sk, script, capabilities.Set{}, opts)
+	return scripts.ScriptTool(r.s.Runner, sk, script, capabilities.Set{}, opts)
 }
 
 // permit returns the grant a call of skill:script runs with: what the

@@ -10,7 +10,7 @@ import (
 // own grant: the workspace it is given, where its capability events go,
 // and the providers of the host functions. They are declared once, here,
 // and passed whole: from a session or a server to the script tools and
-// skill index it makes, from those to each run ([runtime.ScriptRun]), and
+// skill index it makes, from those to each run ([scripts.ScriptRun]), and
 // from a run to its host functions ([Env]). Each provider is reached only
 // as far as the run's effective grant allows; a nil provider makes its
 // host functions fail with "unavailable".

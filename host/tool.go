@@ -15,9 +15,9 @@
 //     host-function call.
 //   - [Fetcher] is http_fetch behind the net capability.
 //
-// Package host does not import wazero: runtime wires these functions into
-// guests, and a skill script becomes a [Tool] through a runtime-backed
-// implementation, so the dependency points one way.
+// Package host does not import wazero: package sandbox wires these
+// functions into guests, and a skill script becomes a [Tool] through an
+// implementation in package scripts, so the dependency points one way.
 package host
 
 import (

@@ -9,7 +9,7 @@ import (
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -61,7 +61,7 @@ func (f *runFlags) resolver() (*capabilities.Resolver, error) {
 }
 
 // resolve is what the flags grant script of skill s (script "": the
-// whole skill, see runtime.Resolve). A policy table by s's name that is
+// whole skill, see scripts.Resolve). A policy table by s's name that is
 // not s's is reported on f.warn as an error, escaped: s gets only the
 // policy's [default].
 func (f *runFlags) resolve(s *skills.Skill, script string) (capabilities.Resolution, error) {
@@ -69,7 +69,7 @@ func (f *runFlags) resolve(s *skills.Skill, script string) (capabilities.Resolut
 	if err != nil {
 		return capabilities.Resolution{}, err
 	}
-	res, err := runtime.Resolve(s, script, r)
+	res, err := scripts.Resolve(s, script, r)
 	if err != nil {
 		return res, usageErr("%v", err)
 	}

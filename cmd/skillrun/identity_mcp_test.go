@@ -12,6 +12,7 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // syncBuffer is a bytes buffer safe to write from the server goroutine
@@ -42,7 +43,7 @@ func TestMCPIdentityHotReload(t *testing.T) {
 	home, repo := t.TempDir(), t.TempDir()
 	wasm := filepath.Join(t.TempDir(), "probe.wasm")
 	build := exec.Command("go", "build", "-o", wasm, ".")
-	build.Dir = filepath.Join("..", "..", "runtime", "testdata", "guests", "hostile")
+	build.Dir = testkit.Dir("hostile")
 	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", build, err, out)

@@ -10,7 +10,7 @@ import (
 	"os/signal"
 
 	"github.com/skillrun/skillrun/internal/interp"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/spf13/cobra"
 )
 
@@ -152,6 +152,6 @@ func listInterpreters(w io.Writer, dir string, asJSON bool) error {
 // runInterpreters is how `skillrun run` finds interpreters: installed ones
 // from the cache folder, and the JavaScript one built from source on
 // first use (a progress line on stderr).
-func runInterpreters(progress io.Writer) runtime.InterpreterFunc {
-	return runtime.BuildingInterpreters("", progress)
+func runInterpreters(progress io.Writer) scripts.InterpreterFunc {
+	return scripts.BuildingInterpreters("", progress)
 }

@@ -33,7 +33,7 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hostile, err := filepath.Abs("../../runtime/testdata/guests/hostile")
+	hostile, err := filepath.Abs("../../internal/testkit/testdata/hostile")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestScripts(t *testing.T) {
 		}
 		goEnv[k] = strings.TrimSpace(string(out))
 	}
-	// One compilation cache for every script (runtime keeps it under the
+	// One compilation cache for every script (the sandbox keeps it under the
 	// user cache dir): $HOME is per script, and compiling the same Go
 	// guests cold in every `skillrun run` would make the scripts slow.
 	cache := t.TempDir()

@@ -21,7 +21,7 @@ import (
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
 )
@@ -59,7 +59,7 @@ refuses requests whose Host or Origin is not that address.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(cmd.ErrOrStderr())})
+			rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(cmd.ErrOrStderr())})
 			if err != nil {
 				return &exitError{code: exitSandbox, err: err}
 			}
@@ -90,10 +90,10 @@ refuses requests whose Host or Origin is not that address.`,
 				if bridge != nil {
 					svc.MCP = bridge
 				}
-				ix := runtime.NewSkillIndex(rt, list, grantFor)
+				ix := scripts.NewSkillIndex(rt, list, grantFor)
 				ix.Services = svc
 				svc.Skills = ix
-				opts := &runtime.ToolOptions{Services: svc}
+				opts := &scripts.ToolOptions{Services: svc}
 				for _, d := range reg.List() {
 					if d.Source == host.SourceSkill {
 						reg.Remove(d.Name)
@@ -104,7 +104,7 @@ refuses requests whose Host or Origin is not that address.`,
 						continue
 					}
 					for _, name := range s.Manifest.ScriptNames() {
-						if err := reg.Add(runtime.ScriptTool(rt, s, name, grantFor(s.Name), opts)); err != nil {
+						if err := reg.Add(scripts.ScriptTool(rt, s, name, grantFor(s.Name), opts)); err != nil {
 							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name+":"+name), termsafe.String(err.Error()))
 						}
 					}

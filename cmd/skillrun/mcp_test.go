@@ -14,6 +14,7 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // mcpSkill writes a skill with one instruction file into a temp dir.
@@ -252,7 +253,7 @@ func TestMCPScriptsCompose(t *testing.T) {
 		t.Fatal(err)
 	}
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "scripts", "hostcall.wasm"), ".")
-	build.Dir = filepath.Join("..", "..", "runtime", "testdata", "guests", "hostcall")
+	build.Dir = testkit.Dir("hostcall")
 	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", build, err, out)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // TestMCPTypeScriptClient checks `skillrun mcp` against the official
@@ -51,7 +53,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	guest := exec.CommandContext(bctx, "go", "build", "-o", filepath.Join(probe, "scripts", "probe.wasm"), ".")
-	guest.Dir = filepath.Join("..", "..", "runtime", "testdata", "guests", "hostile")
+	guest.Dir = testkit.Dir("hostile")
 	guest.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if out, err := guest.CombinedOutput(); err != nil {
 		t.Fatalf("building the probe guest: %v\n%s", err, out)

@@ -18,7 +18,8 @@ import (
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/skillname"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/sandbox"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -203,12 +204,12 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)}) // source scripts (interpreters.go)
+	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)}) // source scripts (interpreters.go)
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
-	sr := &runtime.ScriptRun{
+	sr := &scripts.ScriptRun{
 		Services: host.Services{Workspace: f.workspace, Auditor: auditor, Logger: guestLogger(stderr)},
 		Args:     scriptArgs,
 		Stdin:    cmd.InOrStdin(),
@@ -228,21 +229,21 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	if len(catalog) > 0 {
 		// The runs it starts reach what this one does (the policy was
 		// loaded by resolve).
-		ix := runtime.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr))
+		ix := scripts.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr))
 		ix.Services = sr.Services
 		sr.Skills = ix
 	}
 	res, err := rt.RunScript(ctx, s, scriptName, sr)
 	switch {
-	case errors.Is(err, runtime.ErrNotRunnable):
+	case errors.Is(err, scripts.ErrNotRunnable):
 		return usageErr("%v", err)
 	case errors.Is(err, capabilities.ErrDenied):
 		return &exitError{code: exitDenied, err: fmt.Errorf("%s: %w", label, err)}
-	case errors.Is(err, runtime.ErrTimeout):
+	case errors.Is(err, sandbox.ErrTimeout):
 		return &exitError{code: exitTimeout, err: fmt.Errorf("%w (raise it with --timeout, within what the skill declares)", err)}
 	case pluginFailed(err):
 		// A plugin's own failure is its answer, like a script's exit code.
-		pe, _ := errors.AsType[*runtime.PluginError](err)
+		pe, _ := errors.AsType[*sandbox.PluginError](err)
 		code := int(pe.Code)
 		if code <= 0 || code > 255 || code == exitUsage || code >= exitTimeout {
 			code = 1
@@ -406,6 +407,6 @@ func isTerminal(v any) bool {
 var _ pflag.Value = grantFlag{}
 
 func pluginFailed(err error) bool {
-	_, ok := errors.AsType[*runtime.PluginError](err)
+	_, ok := errors.AsType[*sandbox.PluginError](err)
 	return ok
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -147,7 +147,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
 		return usageErr("--workspace %s: not a folder", f.run.workspace)
 	}
-	rt, err := runtime.New(ctx, &runtime.Options{Interpreters: runInterpreters(stderr)})
+	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)})
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
@@ -199,7 +199,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 
 	sess := &agent.Session{
 		Provider: prov, Agent: def, Model: f.model,
-		Skills: catalog, Runtime: rt, Workspace: f.run.workspace,
+		Skills: catalog, Runner: rt, Workspace: f.run.workspace,
 		Grant:   func(skill string) capabilities.Set { return grants[skill] },
 		Auditor: auditor, Tools: tools, MCP: mcpCaller, Limits: f.limits,
 		Transcript: transcript,
@@ -336,7 +336,7 @@ func sessionAgent(f *sessionFlags, catalog []*skills.Skill, stderr io.Writer) (*
 }
 
 // skillGrants computes what the flags and policy grant each skill, with
-// "what the skill declares" taken over all its scripts (runtime.Resolve).
+// "what the skill declares" taken over all its scripts (scripts.Resolve).
 func skillGrants(f *runFlags, list []*skills.Skill) (map[string]capabilities.Set, error) {
 	out := make(map[string]capabilities.Set, len(list))
 	for _, s := range list {

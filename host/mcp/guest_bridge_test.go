@@ -15,7 +15,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/sandbox"
 )
 
 // buildMCPGuest builds testdata/mcpguest for wasip1 and returns the module.
@@ -52,7 +52,7 @@ func buildMCPGuest(t *testing.T) []byte {
 func TestGuestCallsBridgedTool(t *testing.T) {
 	wasm := buildMCPGuest(t)
 	ctx := t.Context()
-	r, err := runtime.New(ctx, &runtime.Options{NoCache: true})
+	r, err := sandbox.New(ctx, &sandbox.Options{NoCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestGuestCallsBridgedTool(t *testing.T) {
 			Services: host.Services{MCP: b, Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) { events = append(events, e) })},
 		}
 		var stdout bytes.Buffer
-		res, err := m.Run(ctx, &runtime.RunConfig{Name: "demo:mcpguest", Host: env, Stdout: &stdout, Stderr: &stdout, Timeout: time.Minute})
+		res, err := m.Run(ctx, &sandbox.RunConfig{Name: "demo:mcpguest", Host: env, Stdout: &stdout, Stderr: &stdout, Timeout: time.Minute})
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("run: %+v %v\n%s", res, err, stdout.String())
 		}

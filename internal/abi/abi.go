@@ -1,5 +1,5 @@
 // Package abi is the wire format of skillrun's host ABI, shared by the
-// host side (package host, wired into guests by package runtime) and the
+// host side (package host, wired into guests by package sandbox) and the
 // guest SDK (package guest). ABI.md at the repository root is its
 // specification; this package is its one implementation.
 //

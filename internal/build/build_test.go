@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillrun/skillrun/runtime"
+	"github.com/skillrun/skillrun/sandbox"
 )
 
 // TestMain lets this test binary confine toolchains as skillrun does:
@@ -116,7 +116,7 @@ func runModule(t *testing.T, wasm []byte) string {
 	// The interpreter: compiling a Go module to machine code takes tens
 	// of seconds under the race detector, and the build is under test
 	// here, not the engine.
-	r, err := runtime.New(ctx, &runtime.Options{NoCache: true, Interpreter: true})
+	r, err := sandbox.New(ctx, &sandbox.Options{NoCache: true, Interpreter: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func runModule(t *testing.T, wasm []byte) string {
 		t.Fatalf("compiling the built module: %v", err)
 	}
 	var stdout, stderr bytes.Buffer
-	res, err := m.Run(ctx, &runtime.RunConfig{Name: "hello", Stdout: &stdout, Stderr: &stderr})
+	res, err := m.Run(ctx, &sandbox.RunConfig{Name: "hello", Stdout: &stdout, Stderr: &stderr})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("running the built module: %v (exit %d, stderr %q)", err, res.ExitCode, stderr.String())
 	}

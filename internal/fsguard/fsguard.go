@@ -1,5 +1,5 @@
 // Package fsguard holds the file-system checks that the sandbox's mounts
-// (package runtime) and the core workspace tools (package host) share, so
+// (package sandbox) and the core workspace tools (package host) share, so
 // that a path means the same thing to a script and to a model:
 //
 //   - [OpenRoot] opens a granted sub-path of a folder inside the folder's

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package runtime
-
-// defaultMaxOpenFiles is a fixed cap where there is no RLIMIT_NOFILE.
-func defaultMaxOpenFiles() int { return 8192 }

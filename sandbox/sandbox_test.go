@@ -1,0 +1,589 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skillrun/skillrun/internal/testkit"
+)
+
+// Test guests are programs under internal/testkit/testdata, built once
+// per test binary (package testkit). The runtimes and compiled guests are shared by all
+// tests of one engine: compiling a Go guest takes seconds (ten under -race),
+// and sharing also proves the point of the attack tests, that a Runtime
+// stays usable after whatever a guest did.
+
+var testDir string // temporary directory of this test binary
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skillrun-sandbox-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testDir = dir
+	code := m.Run()
+	closeEnvs()
+	testkit.Cleanup()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// engine is one of wazero's two engines; the core tests run on both.
+type engine struct {
+	name        string
+	interpreter bool
+}
+
+var engines = []engine{{"compiler", false}, {"interpreter", true}}
+
+// forEachEngine runs f as a subtest per engine, with that engine's shared
+// environment.
+func forEachEngine(t *testing.T, f func(t *testing.T, e *testEnv)) {
+	t.Helper()
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) { f(t, sharedEnv(t, eng.interpreter)) })
+	}
+}
+
+// ownRuntime returns a Runtime of the compiler engine for one test (other
+// tests' runs would blur its counts), sharing the compile cache of the
+// shared one, and the hostile guest compiled by it. o may set options;
+// its CacheDir is replaced.
+func ownRuntime(t *testing.T, o Options) (*Runtime, *CompiledModule) {
+	t.Helper()
+	ctx := context.Background()
+	o.CacheDir = filepath.Join(testDir, "cache-interpreter=false")
+	r, err := New(ctx, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close(ctx) })
+	m, err := r.Compile(ctx, testkit.Wasm(t, "hostile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, m
+}
+
+// testEnv is the shared Runtime of one engine and the hostile guest
+// compiled by it.
+type testEnv struct {
+	r        *Runtime
+	hostile  *CompiledModule
+	cacheDir string
+}
+
+var (
+	envsMu sync.Mutex
+	envs   = map[bool]*testEnv{}
+	envErr = map[bool]error{}
+)
+
+func sharedEnv(tb testing.TB, interpreter bool) *testEnv {
+	tb.Helper()
+	envsMu.Lock()
+	defer envsMu.Unlock()
+	if e := envs[interpreter]; e != nil {
+		return e
+	}
+	if err := envErr[interpreter]; err != nil {
+		tb.Fatal(err)
+	}
+	wasm := testkit.Wasm(tb, "hostile")
+	ctx := context.Background()
+	cacheDir := filepath.Join(testDir, fmt.Sprintf("cache-interpreter=%v", interpreter))
+	r, err := New(ctx, &Options{CacheDir: cacheDir, Interpreter: interpreter})
+	if err != nil {
+		envErr[interpreter] = err
+		tb.Fatal(err)
+	}
+	m, err := r.Compile(ctx, wasm)
+	if err != nil {
+		envErr[interpreter] = err
+		tb.Fatal(err)
+	}
+	e := &testEnv{r: r, hostile: m, cacheDir: cacheDir}
+	envs[interpreter] = e
+	return e
+}
+
+func closeEnvs() {
+	envsMu.Lock()
+	defer envsMu.Unlock()
+	for _, e := range envs {
+		_ = e.r.Close(context.Background())
+	}
+}
+
+// output is what a run wrote.
+type output struct {
+	stdout, stderr bytes.Buffer
+}
+
+// run runs the hostile guest with args on top of cfg (nil for defaults)
+// and returns what it wrote.
+func (e *testEnv) run(t *testing.T, cfg *RunConfig, args ...string) (*Result, *output, error) {
+	t.Helper()
+	var c RunConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	out := &output{}
+	if c.Name == "" {
+		c.Name = "hostile"
+	}
+	c.Args = args
+	if c.Stdout == nil {
+		c.Stdout = &out.stdout
+	}
+	if c.Stderr == nil {
+		c.Stderr = &out.stderr
+	}
+	res, err := e.hostile.Run(context.Background(), &c)
+	return res, out, err
+}
+
+// assertUsable runs a normal guest on the shared runtime after an attack,
+// and a freshly compiled tiny module, and checks both work.
+func (e *testEnv) assertUsable(t *testing.T) {
+	t.Helper()
+	res, out, err := e.run(t, &RunConfig{Stdin: strings.NewReader("still here\n")}, "echo", "after")
+	if err != nil || res.ExitCode != 0 || out.stdout.String() != "arg: \"after\"\nstill here\n" {
+		t.Fatalf("the runtime is not usable after the attack: exit %v, err %v, stdout %q, stderr %q",
+			res, err, out.stdout.String(), out.stderr.String())
+	}
+	m, err := e.r.Compile(context.Background(), modExit(7))
+	if err != nil {
+		t.Fatalf("the runtime cannot compile after the attack: %v", err)
+	}
+	defer m.Close(context.Background())
+	if res, err := m.Run(context.Background(), nil); err != nil || res.ExitCode != 7 {
+		t.Fatalf("the runtime cannot run a new module after the attack: %+v, %v", res, err)
+	}
+}
+
+// compilerSupported approximates wazero's own check (the compiler exists
+// for amd64 and arm64 on these systems); elsewhere both engines are the
+// interpreter.
+func compilerSupported() bool {
+	switch goruntime.GOOS {
+	case "linux", "darwin", "freebsd", "netbsd", "windows":
+		return goruntime.GOARCH == "amd64" || goruntime.GOARCH == "arm64"
+	}
+	return false
+}
+
+func TestNewDefaults(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache) // os.UserCacheDir on Linux
+	t.Setenv("HOME", cache)           // and elsewhere
+	r, err := New(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if goruntime.GOOS == "linux" {
+		if _, err := os.Stat(filepath.Join(cache, "skillrun", "wazero")); err != nil {
+			t.Errorf("default cache directory: %v", err)
+		}
+	}
+}
+
+func TestClosed(t *testing.T) {
+	ctx := context.Background()
+	r, err := New(ctx, &Options{NoCache: true, Interpreter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Compile(ctx, modExit(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Run(ctx, nil); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Run after CompiledModule.Close: got %v, want an error saying it is closed", err)
+	}
+	m2, err := r.Compile(ctx, modExit(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Compile(ctx, modExit(0)); !errors.Is(err, errClosed) {
+		t.Errorf("Compile after Runtime.Close: got %v, want errClosed", err)
+	}
+	if _, err := m2.Run(ctx, nil); !errors.Is(err, errClosed) {
+		t.Errorf("Run after Runtime.Close: got %v, want errClosed", err)
+	}
+}
+
+// TestCloseDuringRun closes a Runtime under a busy run: the run must end
+// with an error, promptly.
+func TestCloseDuringRun(t *testing.T) {
+	ctx := context.Background()
+	r, err := New(ctx, &Options{NoCache: true, Interpreter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Compile(ctx, modLoop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Run(ctx, &RunConfig{Name: "spin", Timeout: time.Minute})
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("run under Close: got %v, want an error saying the runtime is closed", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a run did not stop when its Runtime was closed")
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	valid := modExit(0)
+	tests := []struct {
+		name string
+		wasm []byte
+		want []string // substrings of the error
+	}{
+		{"empty", nil, []string{"not a valid Wasm module"}},
+		{"text", []byte("#!/bin/sh\necho hi\n"), []string{"not a valid Wasm module"}},
+		{"truncated", valid[:len(valid)-3], []string{"not a valid Wasm module"}},
+		{"wat", []byte("(module)"), []string{"not a valid Wasm module"}},
+		{"unknown import", modImport("env", "evil", 0), []string{"env.evil", "wasi_snapshot_preview1"}},
+		{"unknown WASI function", modImport("wasi_snapshot_preview1", "sock_everything", 0), []string{"wasi_snapshot_preview1.sock_everything", "not part of WASI"}},
+		{"wrong WASI signature", modImport("wasi_snapshot_preview1", "fd_write", 0), []string{"wasi_snapshot_preview1.fd_write", "func() ()", "func(i32, i32, i32, i32) (i32)"}},
+		{"imported memory", modImport("env", "memory", 2), []string{"memory env.memory"}},
+		{"imported table", modImport("env", "table", 1), []string{"table env.table"}},
+		{"imported global", modImport("env", "g", 3), []string{"global env.g"}},
+		{"WASI memory", modImport("wasi_snapshot_preview1", "memory", 2), []string{"memory wasi_snapshot_preview1.memory", "functions only"}},
+		{"no _start", modNoStart(), []string{"no _start", "WASI command"}},
+	}
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) {
+			ctx := context.Background()
+			r, err := New(ctx, &Options{NoCache: true, Interpreter: eng.interpreter})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close(ctx)
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					m, err := r.Compile(ctx, tt.wasm)
+					if err == nil {
+						m.Close(ctx)
+						t.Fatal("Compile succeeded, want an error")
+					}
+					for _, w := range tt.want {
+						if !strings.Contains(err.Error(), w) {
+							t.Errorf("error %q does not contain %q", err, w)
+						}
+					}
+				})
+			}
+			// Still usable.
+			m, err := r.Compile(ctx, valid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close(ctx)
+			if _, err := m.Run(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestCompilationCache checks the disk cache: a new Runtime on the same
+// directory finds the compiled module, and a changed module gets an entry
+// of its own instead of a stale one. The cache holds compiler output only.
+func TestCompilationCache(t *testing.T) {
+	if !compilerSupported() {
+		t.Skip("the compiler (the only engine that uses the cache) is not supported here")
+	}
+	ctx := context.Background()
+	e := sharedEnv(t, false) // compiled the hostile guest into e.cacheDir
+	before := cacheEntries(t, e.cacheDir)
+	if len(before) == 0 {
+		t.Fatalf("no entries in the cache directory %s after a compile", e.cacheDir)
+	}
+	for _, p := range before {
+		if !strings.Contains(p, "wazero-") {
+			t.Errorf("cache entry %s is not under a wazero version directory", p)
+		}
+	}
+
+	r, err := New(ctx, &Options{CacheDir: e.cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	start := time.Now()
+	m, err := r.Compile(ctx, testkit.Wasm(t, "hostile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("compile from the warm cache took %v", time.Since(start))
+	var stdout bytes.Buffer
+	res, err := m.Run(ctx, &RunConfig{Args: []string{"echo", "cached"}, Stdout: &stdout})
+	if err != nil || res.ExitCode != 0 || stdout.String() != "arg: \"cached\"\n" {
+		t.Fatalf("module from the cache: %+v, %v, %q", res, err, stdout.String())
+	}
+	if got := cacheEntries(t, e.cacheDir); len(got) != len(before) {
+		t.Errorf("compiling the same module again changed the cache: %d entries, then %d", len(before), len(got))
+	}
+
+	// A changed module (another exit code, new in this test binary) is
+	// compiled and cached anew.
+	for i := range 2 {
+		code := 40 + cacheTestCodes.Add(1)
+		m, err := r.Compile(ctx, modExit(code))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := m.Run(ctx, nil)
+		if err != nil || res.ExitCode != code {
+			t.Fatalf("changed module: %+v, %v; want exit code %d", res, err, code)
+		}
+		if got := cacheEntries(t, e.cacheDir); len(got) != len(before)+i+1 {
+			t.Errorf("after compiling a changed module: %d entries, want %d", len(got), len(before)+i+1)
+		}
+	}
+}
+
+var cacheTestCodes atomic.Uint32 // exit codes used by TestCompilationCache, for -count
+
+func cacheEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// Hand-assembled modules, for what a Go guest cannot express: imports
+// skillrun does not provide, traps, a hidden memory. Each is a few dozen
+// bytes of the binary format.
+
+// leb encodes an unsigned LEB128 number.
+func leb(n uint32) []byte {
+	var b []byte
+	for {
+		c := byte(n & 0x7f)
+		n >>= 7
+		if n == 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// vec is a vector: its length, then its items.
+func vec(items ...[]byte) []byte { return cat(leb(uint32(len(items))), cat(items...)) }
+
+func name(s string) []byte { return cat(leb(uint32(len(s))), []byte(s)) }
+
+func section(id byte, items ...[]byte) []byte {
+	payload := vec(items...)
+	return cat([]byte{id}, leb(uint32(len(payload))), payload)
+}
+
+// module assembles a module from its sections.
+func module(sections ...[]byte) []byte {
+	return cat([]byte("\x00asm\x01\x00\x00\x00"), cat(sections...))
+}
+
+const (
+	secType   = 1
+	secImport = 2
+	secFunc   = 3
+	secMemory = 5
+	secExport = 7
+	secCode   = 10
+	secData   = 11
+
+	i32 = 0x7f
+)
+
+var funcVoid = []byte{0x60, 0x00, 0x00} // func() ()
+
+// body is a function body without locals; code ends with 0x0b (end).
+func body(code ...byte) []byte {
+	b := cat([]byte{0x00}, code)
+	return cat(leb(uint32(len(b))), b)
+}
+
+func exportFunc(n string, index uint32) []byte { return cat(name(n), []byte{0x00}, leb(index)) }
+
+// modStart is a module whose _start runs code.
+func modStart(code ...byte) []byte {
+	return module(
+		section(secType, funcVoid),
+		section(secFunc, []byte{0}),
+		section(secExport, exportFunc("_start", 0)),
+		section(secCode, body(code...)),
+	)
+}
+
+// modExit calls proc_exit(code).
+func modExit(code uint32) []byte {
+	procExit := []byte{0x60, 0x01, i32, 0x00} // func(i32) ()
+	c := cat([]byte{0x41}, sleb(int32(code)), []byte{0x10, 0x00, 0x0b})
+	return module(
+		section(secType, procExit, funcVoid),
+		section(secImport, cat(name("wasi_snapshot_preview1"), name("proc_exit"), []byte{0x00, 0x00})),
+		section(secFunc, []byte{1}),
+		section(secExport, exportFunc("_start", 1)),
+		section(secCode, body(c...)),
+	)
+}
+
+// sleb encodes a signed LEB128 number (for i32.const).
+func sleb(v int32) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// modImport imports module.name as kind (0 function of type func() (),
+// 1 table, 2 memory, 3 global) and has a _start that does nothing.
+func modImport(mod, field string, kind byte) []byte {
+	desc := map[byte][]byte{
+		0: {0x00, 0x00},             // function, type 0
+		1: {0x01, 0x70, 0x00, 0x01}, // table of funcref, min 1
+		2: {0x02, 0x00, 0x01},       // memory, min 1
+		3: {0x03, i32, 0x00},        // const i32 global
+	}[kind]
+	start := uint32(0)
+	if kind == 0 {
+		start = 1 // the import is function 0
+	}
+	return module(
+		section(secType, funcVoid),
+		section(secImport, cat(name(mod), name(field), desc)),
+		section(secFunc, []byte{0}),
+		section(secExport, exportFunc("_start", start)),
+		section(secCode, body(0x0b)),
+	)
+}
+
+func modNoStart() []byte {
+	return module(
+		section(secType, funcVoid),
+		section(secFunc, []byte{0}),
+		section(secExport, exportFunc("main", 0)),
+		section(secCode, body(0x0b)),
+	)
+}
+
+// modLoop spins forever: loop br 0 end.
+func modLoop() []byte { return modStart(0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b) }
+
+// modUnreachable traps at once.
+func modUnreachable() []byte { return modStart(0x00, 0x0b) }
+
+// modRecurse calls itself until the call stack overflows.
+func modRecurse() []byte { return modStart(0x10, 0x00, 0x0b) }
+
+// modMemory has a memory of minPages pages (exported as "memory" if
+// export is set) and a _start that grows it by growPages pages at a time
+// until memory.grow fails, then returns normally.
+func modMemory(minPages uint32, export bool, growPages int32) []byte {
+	exports := [][]byte{exportFunc("_start", 0)}
+	if export {
+		exports = append(exports, cat(name("memory"), []byte{0x02, 0x00}))
+	}
+	// loop: (br_if 0 (i32.ne (memory.grow (i32.const growPages)) (i32.const -1))) end
+	code := cat([]byte{0x03, 0x40, 0x41}, sleb(growPages), []byte{0x40, 0x00, 0x41, 0x7f, 0x47, 0x0d, 0x00, 0x0b, 0x0b})
+	return module(
+		section(secType, funcVoid),
+		section(secFunc, []byte{0}),
+		section(secMemory, cat([]byte{0x00}, leb(minPages))),
+		section(secExport, exports...),
+		section(secCode, body(code...)),
+	)
+}
+
+// modHello writes "hello, world\n" to stdout with fd_write and returns.
+func modHello() []byte {
+	fdWrite := []byte{0x60, 0x04, i32, i32, i32, i32, 0x01, i32} // func(i32, i32, i32, i32) (i32)
+	const text = "hello, world\n"
+	// iovec at 0: {buf: 8, len: 13}; text at 8; nwritten at 32.
+	iov := cat([]byte{8, 0, 0, 0}, []byte{byte(len(text)), 0, 0, 0})
+	code := []byte{
+		0x41, 0x01, // i32.const 1 (stdout)
+		0x41, 0x00, // i32.const 0 (iovs)
+		0x41, 0x01, // i32.const 1 (iovs_len)
+		0x41, 0x20, // i32.const 32 (nwritten)
+		0x10, 0x00, // call fd_write
+		0x1a, // drop
+		0x0b,
+	}
+	return module(
+		section(secType, fdWrite, funcVoid),
+		section(secImport, cat(name("wasi_snapshot_preview1"), name("fd_write"), []byte{0x00, 0x00})),
+		section(secFunc, []byte{1}),
+		section(secMemory, []byte{0x00, 0x01}),
+		section(secExport, exportFunc("_start", 1), cat(name("memory"), []byte{0x02, 0x00})),
+		section(secCode, body(code...)),
+		section(secData,
+			cat([]byte{0x00, 0x41, 0x00, 0x0b}, leb(uint32(len(iov))), iov),
+			cat([]byte{0x00, 0x41, 0x08, 0x0b}, name(text)),
+		),
+	)
+}
+
+// compileKept compiles wasm with CompileOnce, keyed by its SHA-256 (as
+// the scripts layer does).
+func compileKept(ctx context.Context, r *Runtime, wasm []byte) (*CompiledModule, error) {
+	return r.CompileOnce(ctx, sha256.Sum256(wasm), func() ([]byte, error) { return wasm, nil })
+}

@@ -1,0 +1,107 @@
+package scripts
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/sandbox"
+)
+
+// Options configures a [Runner]. The zero value, and a nil *Options, mean
+// the defaults.
+type Options struct {
+	// Sandbox configures the core runtime the scripts run on; nil means
+	// its defaults (the compiler, a disk cache under the user's cache
+	// directory).
+	Sandbox *sandbox.Options
+
+	// Interpreters finds the interpreter of a "source" script when its
+	// [ScriptRun] names none, in every way a script runs (RunScript, a
+	// script tool, skill_run). nil means [InstalledInterpreters] of the
+	// default folder.
+	Interpreters InterpreterFunc
+}
+
+// A Runner runs skills' scripts on a [sandbox.Runtime]: it resolves what
+// each script may do into the sandbox's mounts, environment and limits,
+// serves its host functions from [host.Services], and finds the
+// interpreter of a source script. Create one per process and keep it; it
+// is safe for concurrent use. Close it when done.
+type Runner struct {
+	sb           *sandbox.Runtime
+	interpreters InterpreterFunc
+}
+
+// New returns a Runner on a new sandbox runtime configured by o (nil
+// means defaults).
+func New(ctx context.Context, o *Options) (*Runner, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	sb, err := sandbox.New(ctx, opts.Sandbox)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{sb: sb, interpreters: opts.Interpreters}, nil
+}
+
+// Sandbox returns the runtime the Runner's scripts run on, for compiling
+// and running modules of one's own beside them.
+func (r *Runner) Sandbox() *sandbox.Runtime { return r.sb }
+
+// Close releases the Runner's sandbox runtime (see [sandbox.Runtime.Close]).
+func (r *Runner) Close(ctx context.Context) error { return r.sb.Close(ctx) }
+
+// ProtectedDirs returns extra followed by the folders no script or tool
+// may change: the default interpreters folder and the sandbox's compile
+// cache. Each holds code some later run executes, so writing it would let
+// one script run its code as another, with that one's grants. (Skill
+// folders, any folder holding a SKILL.md, are protected without being
+// named.) Pass them to [host.CoreTools] for the tools a model calls.
+func (r *Runner) ProtectedDirs(extra ...string) []string {
+	dirs := append([]string{}, extra...)
+	if d, err := interp.DefaultDir(); err == nil {
+		dirs = append(dirs, d)
+	}
+	if d := r.sb.CacheDir(); d != "" {
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// compileScript compiles wasm once per Runner, keyed by its SHA-256.
+func (r *Runner) compileScript(ctx context.Context, wasm []byte) (*sandbox.CompiledModule, error) {
+	return r.sb.CompileOnce(ctx, sha256.Sum256(wasm), func() ([]byte, error) { return wasm, nil })
+}
+
+// compileInterpreter compiles an interpreter module once per Runner.
+// Interpreters are large (tens of MB), so the in-memory cache is keyed by
+// the file's path, size and modification time rather than by hashing
+// its bytes on every run; wazero's disk cache still keys by content.
+func (r *Runner) compileInterpreter(ctx context.Context, file string) (*sandbox.CompiledModule, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+	}
+	key := sha256.Sum256(fmt.Appendf(nil, "interpreter\x00%s\x00%d\x00%d", file, fi.Size(), fi.ModTime().UnixNano()))
+	return r.sb.CompileOnce(ctx, key, func() ([]byte, error) {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		wasm, err := io.ReadAll(io.LimitReader(f, maxModuleSize+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(wasm) > maxModuleSize {
+			return nil, fmt.Errorf("larger than the %d MiB limit", maxModuleSize>>20)
+		}
+		return wasm, nil
+	})
+}

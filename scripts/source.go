@@ -1,0 +1,211 @@
+package scripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/sandbox"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// A SourceInterpreter is a WASI command module that runs script files of
+// one language (kind "source" scripts): CPython for .py, skillrun's
+// JavaScript guest for .js.
+type SourceInterpreter struct {
+	// Language is "python" or "js".
+	Language string
+	// Module is the path of the interpreter's .wasm file on the host.
+	Module string
+	// Mounts are read-only folders the interpreter needs besides the
+	// script's mounts, such as Python's standard library.
+	Mounts []sandbox.Mount
+	// Env is set inside the guest only ("KEY=VALUE"), after the granted
+	// variables, which cannot override it.
+	Env []string
+	// Args come before the script's guest path.
+	Args []string
+}
+
+// An InterpreterFunc returns the interpreter for a language ("python",
+// "js"). An error that wraps [ErrNotRunnable] should say how to install
+// the interpreter.
+type InterpreterFunc func(ctx context.Context, language string) (*SourceInterpreter, error)
+
+// InstalledInterpreters returns an InterpreterFunc that finds interpreters
+// installed in dir (as `skillrun interpreters install` leaves them); ""
+// means <os.UserCacheDir()>/skillrun/interpreters. It never builds one.
+func InstalledInterpreters(dir string) InterpreterFunc {
+	return func(ctx context.Context, language string) (*SourceInterpreter, error) {
+		d, err := interpreterDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		in, err := interp.Find(d, language)
+		if err != nil {
+			if errors.Is(err, interp.ErrNotInstalled) {
+				return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+			}
+			return nil, err
+		}
+		return sourceInterpreterOf(in), nil
+	}
+}
+
+// BuildingInterpreters is [InstalledInterpreters] that builds the
+// JavaScript interpreter from skillrun's own source on first use (it is
+// pure Go), writing one progress line to progress (nil: none); Python
+// must be installed (`skillrun interpreters install python`). It is how
+// `skillrun run` finds interpreters.
+func BuildingInterpreters(dir string, progress io.Writer) InterpreterFunc {
+	installed := InstalledInterpreters(dir)
+	return func(ctx context.Context, language string) (*SourceInterpreter, error) {
+		if language != interp.JS {
+			return installed(ctx, language)
+		}
+		d, err := interpreterDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		in, err := interp.EnsureJS(ctx, d, &interp.BuildOptions{Progress: progress})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
+		}
+		return sourceInterpreterOf(in), nil
+	}
+}
+
+// interpreterDir is dir, or the default interpreters folder for "".
+func interpreterDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	d, err := interp.DefaultDir()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNotRunnable, err)
+	}
+	return d, nil
+}
+
+// sourceInterpreterOf converts what package interp found.
+func sourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
+	si := &SourceInterpreter{Language: in.Language, Module: in.Module, Env: in.Env, Args: in.Args}
+	for _, m := range in.Mounts {
+		si.Mounts = append(si.Mounts, sandbox.Mount{HostDir: m.HostDir, GuestPath: m.GuestPath})
+	}
+	return si
+}
+
+// runSourceScript runs a script file of the skill under its language's
+// interpreter: the skill folder is mounted read-only at /skill (the
+// interpreter must read the script) on top of the granted mounts, the
+// interpreter's own read-only mounts are added, and the script's path
+// and arguments follow the interpreter's.
+func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
+	skillDir string, mount func() ([]sandbox.Mount, error), protected []string, eff capabilities.Set, sr *ScriptRun) (*sandbox.Result, error) {
+	label := s.Name + ":" + script
+	lang, ok := interp.Language(sc.Source)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: source %s: skillrun runs source scripts in Python (.py) and JavaScript (.js); compile other languages to a WASI module (module = ...)",
+			ErrNotRunnable, label, sc.Source)
+	}
+	if err := checkSourceFile(skillDir, sc.Source); err != nil {
+		return nil, fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
+	}
+	find := sr.Interpreters
+	if find == nil {
+		find = r.interpreters
+	}
+	if find == nil {
+		find = InstalledInterpreters("")
+	}
+	in, err := find(ctx, lang)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	m, err := r.compileInterpreter(ctx, in.Module)
+	if err != nil {
+		return nil, fmt.Errorf("%s: interpreter %s: %w", label, in.Module, err)
+	}
+
+	mounts, err := mount()
+	if err != nil {
+		return nil, err
+	}
+	// The whole skill folder read-only at /skill replaces any granted part
+	// of it; the workspace mounts stay as granted.
+	all := []sandbox.Mount{{HostDir: skillDir, GuestPath: skillGuestPath}}
+	for _, mt := range mounts {
+		if mt.GuestPath != skillGuestPath && !strings.HasPrefix(mt.GuestPath, skillGuestPath+"/") {
+			all = append(all, mt)
+		}
+	}
+	all = append(all, in.Mounts...)
+	// The interpreter's own files are code every source script runs.
+	protected = append(protected, filepath.Dir(in.Module))
+	for _, mt := range in.Mounts {
+		protected = append(protected, filepath.Join(mt.HostDir, filepath.FromSlash(mt.Sub)))
+	}
+
+	env := interpreterEnv(lang, skillDir, envFor(eff), in.Env)
+	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
+	args = append(append(args, sc.Args...), sr.Args...)
+
+	return runCompiled(ctx, m, s, script, sc, eff, sr, &sandbox.RunConfig{Args: args, Env: env, Mounts: all, Protected: protected},
+		"; interpreter "+lang+" for "+sc.Source)
+}
+
+// skillGuestPath is where a script sees its skill folder.
+const skillGuestPath = "/skill"
+
+// interpreterEnv is the granted environment with the interpreter's own
+// variables, which the granted ones cannot override. Python gets the
+// skill's lib/ folder (vendored pure-Python packages) on its path.
+func interpreterEnv(lang, skillDir string, granted, own []string) []string {
+	ownKeys := map[string]bool{}
+	for _, kv := range own {
+		k, _, _ := strings.Cut(kv, "=")
+		ownKeys[k] = true
+	}
+	if lang == interp.Python {
+		if fi, err := os.Stat(filepath.Join(skillDir, "lib")); err == nil && fi.IsDir() {
+			own = append(own, "PYTHONPATH="+skillGuestPath+"/lib")
+		}
+		ownKeys["PYTHONPATH"] = true
+		for _, k := range []string{"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONEXECUTABLE"} {
+			ownKeys[k] = true
+		}
+	}
+	var env []string
+	for _, kv := range granted {
+		if k, _, _ := strings.Cut(kv, "="); !ownKeys[k] {
+			env = append(env, kv)
+		}
+	}
+	return append(env, own...)
+}
+
+// checkSourceFile checks that the script file is a regular file inside
+// the skill folder (through os.Root, so no symlink leads out of it).
+func checkSourceFile(skillDir, file string) error {
+	root, err := os.OpenRoot(skillDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	fi, err := root.Stat(filepath.FromSlash(file))
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	return nil
+}
