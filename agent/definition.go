@@ -25,16 +25,16 @@ import (
 // prompt and a few settings; the bounds leave ample room while keeping a
 // hostile file cheap to refuse.
 const (
-	// MaxFileSize bounds a definition file (frontmatter and body).
-	MaxFileSize = 256 << 10
-	// MaxNameLength bounds an agent's name.
-	MaxNameLength = 64
-	// MaxDescriptionLength bounds an agent's description.
-	MaxDescriptionLength = 1024
-	// MaxTools bounds the entries of an explicit tools list.
-	MaxTools = 1024
-	// MaxDirFiles bounds the definition files of one directory.
-	MaxDirFiles = 1000
+	// maxFileSize bounds a definition file (frontmatter and body).
+	maxFileSize = 256 << 10
+	// maxNameLength bounds an agent's name.
+	maxNameLength = 64
+	// maxDescriptionLength bounds an agent's description.
+	maxDescriptionLength = 1024
+	// maxTools bounds the entries of an explicit tools list.
+	maxTools = 1024
+	// maxDirFiles bounds the definition files of one directory.
+	maxDirFiles = 1000
 
 	maxModelLength    = 256
 	maxToolNameLength = 128
@@ -75,7 +75,7 @@ var reasoningEfforts = []string{"minimal", "low", "medium", "high"}
 // plain data; once it is shared (in a [Set]) it must not be modified.
 type Definition struct {
 	// Name identifies the agent: lowercase letters, digits and single
-	// hyphens, at most [MaxNameLength] bytes.
+	// hyphens, at most 64 bytes.
 	Name        string
 	Description string
 	// Model names the model to use; "" means the session's default.
@@ -171,7 +171,7 @@ var knownKeys = []string{"name", "description", "model", "temperature", "reasoni
 //   - tools that is neither a list of tool names nor a string of names
 //     separated by commas or spaces (the form Claude Code subagents use);
 //   - YAML anchors, aliases, explicit tags and duplicate keys;
-//   - a file larger than [MaxFileSize].
+//   - a file larger than 256 KiB.
 func ParseDefinition(data []byte, file string, src Source, plugin string) (*Definition, error) {
 	if err := checkOrigin(src, plugin); err != nil {
 		return nil, fmt.Errorf("agent: parsing %s: %w", file, err)
@@ -230,7 +230,7 @@ func (p *parser) err() error {
 }
 
 // definitionLimits bound an agent definition read by [frontyaml.Parse].
-var definitionLimits = frontyaml.Limits{Name: "agent definition", File: MaxFileSize, Frontmatter: MaxFileSize, Depth: maxYAMLDepth}
+var definitionLimits = frontyaml.Limits{Name: "agent definition", File: maxFileSize, Frontmatter: maxFileSize, Depth: maxYAMLDepth}
 
 // split checks the file as a whole and returns its frontmatter, a YAML
 // mapping, and its body. The shared reader refuses what is unsafe (size,
@@ -287,8 +287,8 @@ func (p *parser) fields(fm *yaml.Node, d *Definition) {
 				d.Description = s
 				if s == "" {
 					p.add(v.Line, key, "description is empty; say what the agent is for or remove the key")
-				} else if len(s) > MaxDescriptionLength {
-					p.add(v.Line, key, "description is %d bytes; the limit is %d", len(s), MaxDescriptionLength)
+				} else if len(s) > maxDescriptionLength {
+					p.add(v.Line, key, "description is %d bytes; the limit is %d", len(s), maxDescriptionLength)
 				}
 			}
 		case "model":
@@ -332,8 +332,8 @@ func (p *parser) name(v *yaml.Node, d *Definition) {
 	}
 	d.Name = s
 	switch {
-	case len(s) > MaxNameLength:
-		p.add(v.Line, "name", "name is %d bytes; the limit is %d", len(s), MaxNameLength)
+	case len(s) > maxNameLength:
+		p.add(v.Line, "name", "name is %d bytes; the limit is %d", len(s), maxNameLength)
 	case !namePattern.MatchString(s):
 		p.add(v.Line, "name", "name %q must be lowercase letters, digits and single hyphens (a-z, 0-9, -), not starting or ending with a hyphen", s)
 	}
@@ -378,8 +378,8 @@ func (p *parser) tools(v *yaml.Node, d *Definition) {
 		p.add(v.Line, "tools", "tools must be a list of tool names")
 		return
 	}
-	if len(items) > MaxTools {
-		p.add(v.Line, "tools", "tools lists %d tools; the limit is %d", len(items), MaxTools)
+	if len(items) > maxTools {
+		p.add(v.Line, "tools", "tools lists %d tools; the limit is %d", len(items), maxTools)
 		return
 	}
 	tools := make([]string, 0, len(items))
@@ -404,7 +404,7 @@ func (p *parser) tools(v *yaml.Node, d *Definition) {
 // [os.OpenRoot], so a symbolic link cannot lead outside dir. It returns
 // the definitions that parsed and an error for each file that did not; a
 // dir that does not exist is an error that matches [fs.ErrNotExist]. A
-// directory with more than [MaxDirFiles] definition files is refused
+// directory with more than 1000 definition files is refused
 // whole.
 func LoadDir(dir string, src Source, plugin string) ([]*Definition, []error) {
 	root, err := os.OpenRoot(dir)
@@ -440,9 +440,9 @@ func load(fsys fs.FS, fileName func(string) string, src Source, plugin string) (
 		}
 		names = append(names, n)
 	}
-	if len(names) > MaxDirFiles {
+	if len(names) > maxDirFiles {
 		return nil, []error{fmt.Errorf("agent: loading definitions from %s: %d definition files; the limit is %d",
-			fileName("."), len(names), MaxDirFiles)}
+			fileName("."), len(names), maxDirFiles)}
 	}
 	var (
 		defs []*Definition
@@ -470,7 +470,7 @@ func load(fsys fs.FS, fileName func(string) string, src Source, plugin string) (
 
 var errNotRegular = errors.New("not a regular file")
 
-// readFile reads name from fsys, at most one byte more than MaxFileSize so
+// readFile reads name from fsys, at most one byte more than maxFileSize so
 // that ParseDefinition reports an oversized file without reading it all.
 func readFile(fsys fs.FS, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
@@ -485,7 +485,7 @@ func readFile(fsys fs.FS, name string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, errNotRegular
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}

@@ -40,13 +40,13 @@ func FuzzParseDefinition(f *testing.F) {
 			checkDefinitionErrors(t, err, file)
 			return
 		}
-		if !namePattern.MatchString(d.Name) || len(d.Name) > MaxNameLength {
+		if !namePattern.MatchString(d.Name) || len(d.Name) > maxNameLength {
 			t.Fatalf("accepted name %q", d.Name)
 		}
 		if d.Temperature != nil && !(*d.Temperature >= 0 && *d.Temperature <= 2) {
 			t.Fatalf("accepted temperature %v", *d.Temperature)
 		}
-		if len(d.Tools) > MaxTools || len(d.Description) > MaxDescriptionLength {
+		if len(d.Tools) > maxTools || len(d.Description) > maxDescriptionLength {
 			t.Fatalf("accepted %d tools, a description of %d bytes", len(d.Tools), len(d.Description))
 		}
 		if d.Source != source || d.Plugin != plugin || d.File != file {

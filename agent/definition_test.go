@@ -139,7 +139,7 @@ func TestParseDefinitionErrors(t *testing.T) {
 		{"syntax", "---\nname: a\ndescription: [\n---\n", 0, "", "invalid YAML"},
 		{"not a mapping", "---\n- a\n---\n", 2, "", "must be a YAML mapping"},
 		{"invalid UTF-8", "---\nname: \xff\n---\n", 0, "", "not valid UTF-8"},
-		{"oversize", "---\nname: a\n---\n" + strings.Repeat("x", MaxFileSize), 0, "", "the limit is 256 KiB"},
+		{"oversize", "---\nname: a\n---\n" + strings.Repeat("x", maxFileSize), 0, "", "the limit is 256 KiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -288,7 +288,7 @@ func TestLoadDirErrors(t *testing.T) {
 	}
 	write("good.md", "---\nname: good\n---\nHi.\n")
 	write("bad.md", "---\nname: bad\nmodle: x\n---\n")
-	write("big.md", "---\nname: big\n---\n"+strings.Repeat("x", 2*MaxFileSize))
+	write("big.md", "---\nname: big\n---\n"+strings.Repeat("x", 2*maxFileSize))
 	write("notes.txt", "not an agent")
 	write(".hidden.md", "---\nbogus: 1\n---\n")
 	if err := os.Mkdir(filepath.Join(dir, "sub.md"), 0o755); err != nil {
@@ -316,7 +316,7 @@ func TestLoadDirErrors(t *testing.T) {
 
 func TestLoadFSTooManyFiles(t *testing.T) {
 	fsys := fstest.MapFS{}
-	for i := range MaxDirFiles + 1 {
+	for i := range maxDirFiles + 1 {
 		fsys[fmt.Sprintf("a%d.md", i)] = &fstest.MapFile{Data: []byte("---\nname: a\n---\n")}
 	}
 	defs, errs := LoadFS(fsys, SourceUser, "")

@@ -15,8 +15,8 @@ import (
 	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
-// MaxPlanSize bounds a plan file.
-const MaxPlanSize = 1 << 20
+// maxPlanSize bounds a plan file.
+const maxPlanSize = 1 << 20
 
 // A Plan is what the scripted provider says, turn by turn: a conversation
 // written in advance, for demos, tests and reproducible trials. It is a
@@ -76,7 +76,7 @@ func LoadPlan(path string) (*Plan, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPlanSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxPlanSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -95,8 +95,8 @@ func LoadPlan(path string) (*Plan, error) {
 //	  {"text": "...", "calls": [{"tool": "skill_search", "input": {"query": "csv"}}]},
 //	  {"expect": ["csv-stats"], "text": "Done."}]}
 func ParsePlan(data []byte, file string) (*Plan, error) {
-	if len(data) > MaxPlanSize {
-		return nil, fmt.Errorf("%s: plan is larger than the limit of %d KiB", file, MaxPlanSize>>10)
+	if len(data) > maxPlanSize {
+		return nil, fmt.Errorf("%s: plan is larger than the limit of %d KiB", file, maxPlanSize>>10)
 	}
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		return parseJSONPlan(data, file)

@@ -118,7 +118,7 @@ func (l Limits) withDefaults() Limits {
 // tools), and tool_search when some tools are deferred. Without an
 // explicit tools list in the agent's definition, skill scripts are
 // deferred until their skill is activated (or found by tool_search), and
-// so are MCP tools when there are more than [MaxEagerMCPTools]; a
+// so are MCP tools when there are more than 16; a
 // deferred tool that is in scope may still be called.
 //
 // Set the fields, then call Run; a Session may be run more than once, one
@@ -209,18 +209,18 @@ type Result struct {
 	Err error
 }
 
-// MaxEagerMCPTools is the most MCP tools offered up front; with more,
+// maxEagerMCPTools is the most MCP tools offered up front; with more,
 // they are found through tool_search.
-const MaxEagerMCPTools = 16
+const maxEagerMCPTools = 16
 
 // Names of the session's own tools. The disclosure tools are host's
 // ([host.DisclosureTools]), the same in `skillrun mcp`.
 const (
-	ToolSkillSearch   = host.ToolSkillSearch
-	ToolSkillActivate = host.ToolSkillActivate
-	ToolSkillRead     = host.ToolSkillRead
-	ToolSkillRun      = "skill_run"
-	ToolSearch        = "tool_search"
+	toolSkillSearch   = host.ToolSkillSearch
+	toolSkillActivate = host.ToolSkillActivate
+	toolSkillRead     = host.ToolSkillRead
+	toolSkillRun      = "skill_run"
+	toolSearch        = "tool_search"
 )
 
 // errDeadline is the cause of a session context that passed its deadline.
@@ -303,7 +303,7 @@ func (s *Session) newRun() (*run, error) {
 	}
 	deferred := 0
 	for _, d := range scoped {
-		defer_ := def.Tools == nil && (d.Source == host.SourceSkill || d.Source == host.SourceMCP && mcpCount > MaxEagerMCPTools)
+		defer_ := def.Tools == nil && (d.Source == host.SourceSkill || d.Source == host.SourceMCP && mcpCount > maxEagerMCPTools)
 		if defer_ {
 			deferred++
 		} else {
@@ -311,7 +311,7 @@ func (s *Session) newRun() (*run, error) {
 		}
 	}
 	if deferred == 0 {
-		delete(r.loaded, ToolSearch) // nothing to search for
+		delete(r.loaded, toolSearch) // nothing to search for
 	}
 	return r, nil
 }
@@ -377,10 +377,10 @@ func (r *run) load(names []string, via string) []string {
 func (r *run) systemPrompt() string {
 	var b strings.Builder
 	b.WriteString(r.def.Prompt)
-	if _, ok := r.scope[ToolSkillActivate]; ok && len(r.s.Skills) > 0 {
+	if _, ok := r.scope[toolSkillActivate]; ok && len(r.s.Skills) > 0 {
 		b.WriteString("\n\n# Skills\n\nSkills are packaged instructions and scripts for particular tasks. " +
-			"When one fits the task, call " + ToolSkillActivate + " with its name and follow the instructions it returns; " +
-			"its scripts then become tools named <skill>__<script>. Read a skill's other files with " + ToolSkillRead + ".\n\n")
+			"When one fits the task, call " + toolSkillActivate + " with its name and follow the instructions it returns; " +
+			"its scripts then become tools named <skill>__<script>. Read a skill's other files with " + toolSkillRead + ".\n\n")
 		b.WriteString(skills.Prompt(r.s.Skills))
 	}
 	return b.String()
@@ -407,7 +407,7 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 	r.emit(Event{Type: EventSessionStart, Task: task, Provider: r.s.Provider.Name(), Model: r.model(),
 		Agent: r.def.QualifiedName(), Tools: offered, Skills: names})
 	for _, sk := range slices.Concat(r.s.Skipped, r.skipped) {
-		r.emit(Event{Type: EventToolSkipped, Tool: Truncate(sk.Name, 256), Error: Truncate(sk.Reason, MaxTranscriptContent)})
+		r.emit(Event{Type: EventToolSkipped, Tool: Truncate(sk.Name, 256), Error: Truncate(sk.Reason, maxTranscriptContent)})
 	}
 
 	r.history = []Message{{Role: RoleUser, Text: task}}
@@ -453,7 +453,7 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 			dropped = msg.ToolCalls[r.limits.MaxCallsPerTurn:]
 			msg.ToolCalls = msg.ToolCalls[:r.limits.MaxCallsPerTurn:r.limits.MaxCallsPerTurn]
 		}
-		r.emit(Event{Type: EventModelTurn, Turn: turn, Model: resp.Model, Text: Truncate(msg.Text, MaxTranscriptContent),
+		r.emit(Event{Type: EventModelTurn, Turn: turn, Model: resp.Model, Text: Truncate(msg.Text, maxTranscriptContent),
 			ToolCalls: safeCalls(msg.ToolCalls), Dropped: len(dropped), StopReason: resp.StopReason, RawStopReason: resp.RawStopReason,
 			Usage: &usage, DurationMS: time.Since(t0).Milliseconds()})
 		if msg.Text != "" {
@@ -523,7 +523,7 @@ func turnKey(calls []ToolCall, results []ToolResult) string {
 func (r *run) end(o Outcome, text string, err error) *Result {
 	r.totals.DurationMS = time.Since(r.start).Milliseconds()
 	totals := r.totals
-	e := Event{Type: EventSessionEnd, Outcome: o, Totals: &totals, Text: Truncate(text, MaxTranscriptContent)}
+	e := Event{Type: EventSessionEnd, Outcome: o, Totals: &totals, Text: Truncate(text, maxTranscriptContent)}
 	if err != nil {
 		e.Error = err.Error()
 	}

@@ -80,7 +80,8 @@ tools = ["workspace_read", "workspace_write"]
 	runner := hostileSkill(t, t.TempDir(), "runner", "[capabilities]\nskills = [\"thief\"]\n", nil)
 	declared := map[string]capabilities.Set{}
 	for _, s := range []*skills.Skill{thief, runner} {
-		_, d, err := scripts.Declared(s, "call")
+		res, err := scripts.Resolve(s, "call", &capabilities.Resolver{})
+		d := res.Declared
 		require.NoError(t, err)
 		declared[s.Name] = d
 	}

@@ -104,7 +104,7 @@ func (r *run) skillTools() []host.Tool {
 					scripts = append(scripts, d.Name)
 				}
 			}
-			r.load(scripts, ToolSkillActivate)
+			r.load(scripts, toolSkillActivate)
 			if len(scripts) == 0 {
 				return ""
 			}
@@ -122,7 +122,7 @@ func (r *run) skillTools() []host.Tool {
 // own tool, so scope, schema, permissions and audit are the same.
 func (r *run) skillRunTool() host.Tool {
 	return &funcTool{
-		def: host.ToolDef{Name: ToolSkillRun, Source: host.SourceCore, Parallel: true,
+		def: host.ToolDef{Name: toolSkillRun, Source: host.SourceCore, Parallel: true,
 			Description: "Run a script of a skill in the sandbox. Give the skill and the script (optional when the skill has one). " +
 				"A script without an input schema takes command-line args and stdin; otherwise give input, an object matching its schema.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
@@ -139,7 +139,7 @@ func (r *run) skillRunTool() host.Tool {
 				Input  json.RawMessage `json:"input"`
 			}
 			if err := json.Unmarshal(in, &a); err != nil {
-				return failed(ToolSkillRun, err)
+				return failed(toolSkillRun, err)
 			}
 			sk, bad := r.skill(a.Skill)
 			if bad != nil {
@@ -195,7 +195,7 @@ func (r *run) scopeList() []host.ToolDef {
 // toolSearchTool finds deferred tools and offers them from then on.
 func (r *run) toolSearchTool() host.Tool {
 	return &funcTool{
-		def: host.ToolDef{Name: ToolSearch, Source: host.SourceCore,
+		def: host.ToolDef{Name: toolSearch, Source: host.SourceCore,
 			Description: "Search for more tools by words (names, descriptions, argument names). Matching tools become callable; their definitions are returned.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":20}},"required":["query"],"additionalProperties":false}`)},
 		call: func(_ context.Context, in json.RawMessage) (*host.ToolResult, error) {
@@ -206,13 +206,13 @@ func (r *run) toolSearchTool() host.Tool {
 			if err := json.Unmarshal(in, &a); err != nil {
 				return failed("tool_search", err)
 			}
-			matches, err := r.reg.Search(a.Query, &host.SearchOptions{Limit: -1})
+			matches, err := r.reg.Search(a.Query, &skills.SearchOptions{Limit: -1})
 			if err != nil {
 				return failed("tool_search", err)
 			}
 			limit := a.Limit
 			if limit <= 0 {
-				limit = host.DefaultSearchLimit
+				limit = skills.DefaultSearchLimit
 			}
 			type found struct {
 				Name        string          `json:"name"`
@@ -223,7 +223,7 @@ func (r *run) toolSearchTool() host.Tool {
 			var names []string
 			for _, m := range matches {
 				d, ok := r.scope[m.Definition.Name]
-				if !ok || d.Name == ToolSearch {
+				if !ok || d.Name == toolSearch {
 					continue
 				}
 				out = append(out, found{d.Name, d.Description, d.InputSchema})
@@ -235,7 +235,7 @@ func (r *run) toolSearchTool() host.Tool {
 			if len(out) == 0 {
 				return &host.ToolResult{Content: fmt.Sprintf("no tool matches %q", a.Query)}, nil
 			}
-			r.load(names, ToolSearch)
+			r.load(names, toolSearch)
 			b, err := json.MarshalIndent(out, "", "  ")
 			if err != nil {
 				return nil, err
@@ -387,7 +387,7 @@ func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolResult, er
 		r.totals.ToolErrors++
 	}
 	r.mu.Unlock()
-	r.emit(Event{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: Truncate(res.Content, MaxTranscriptContent),
+	r.emit(Event{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: Truncate(res.Content, maxTranscriptContent),
 		IsError: res.IsError, DurationMS: time.Since(t0).Milliseconds()})
 	return res, fatal
 }
@@ -433,15 +433,15 @@ func (r *run) offered() string {
 }
 
 // safeJSON returns raw if it is valid JSON of at most
-// [MaxTranscriptContent] bytes, else raw (cut to that size) as a JSON
+// maxTranscriptContent bytes, else raw (cut to that size) as a JSON
 // string, so a transcript line is always valid JSON and bounded.
 func safeJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return json.RawMessage(`{}`)
 	}
-	if len(raw) <= MaxTranscriptContent && json.Valid(raw) {
+	if len(raw) <= maxTranscriptContent && json.Valid(raw) {
 		return raw
 	}
-	b, _ := json.Marshal(Truncate(string(raw), MaxTranscriptContent))
+	b, _ := json.Marshal(Truncate(string(raw), maxTranscriptContent))
 	return b
 }

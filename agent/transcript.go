@@ -94,7 +94,7 @@ type Event struct {
 	Totals     *Totals `json:"totals,omitempty"`
 	DurationMS int64   `json:"duration_ms,omitempty"`
 
-	// Truncated marks a record cut to [MaxTranscriptRecord]: some of its
+	// Truncated marks a record cut to 64 KiB: some of its
 	// text, inputs or lists are shortened or left out.
 	Truncated bool `json:"truncated,omitempty"`
 }
@@ -111,15 +111,15 @@ type Totals struct {
 	DurationMS   int64 `json:"duration_ms"`
 }
 
-// MaxTranscriptContent bounds the text of one field of a record (a tool
+// maxTranscriptContent bounds the text of one field of a record (a tool
 // result, a model's text); longer text is cut, marked with "…".
-const MaxTranscriptContent = 64 << 10
+const maxTranscriptContent = 64 << 10
 
-// MaxTranscriptRecord bounds one whole record, as written (one JSON line
+// maxTranscriptRecord bounds one whole record, as written (one JSON line
 // with its newline). A record over it is cut to fit (see [Event.Truncated]):
 // its fields bound each text, but a reply of many calls, each within the
 // bound, or a model's huge tool names would make a record of megabytes.
-const MaxTranscriptRecord = 64 << 10
+const maxTranscriptRecord = 64 << 10
 
 // A Transcript writes a session's events as JSON lines, one Write per
 // record as it happens (a Session run again on the same Transcript
@@ -169,7 +169,7 @@ func (t *Transcript) Err() error {
 	return t.err
 }
 
-// fitRecord returns e as JSON of less than [MaxTranscriptRecord] bytes
+// fitRecord returns e as JSON of less than maxTranscriptRecord bytes
 // (leaving room for the newline). A record over the bound is cut in
 // steps, each marked Truncated, until it fits: first every text, input
 // and list to a share of the bound, then to a small fixed size without
@@ -178,18 +178,18 @@ func (t *Transcript) Err() error {
 // session itself saw the whole event.
 func fitRecord(e Event) ([]byte, error) {
 	b, err := json.Marshal(e)
-	if err != nil || len(b) < MaxTranscriptRecord {
+	if err != nil || len(b) < maxTranscriptRecord {
 		return b, err
 	}
 	size := len(b)
-	for _, budget := range []int{MaxTranscriptRecord / 8, 1 << 10} {
+	for _, budget := range []int{maxTranscriptRecord / 8, 1 << 10} {
 		c := cutEvent(e, budget)
-		if b, err = json.Marshal(c); err != nil || len(b) < MaxTranscriptRecord {
+		if b, err = json.Marshal(c); err != nil || len(b) < maxTranscriptRecord {
 			return b, err
 		}
 	}
 	return json.Marshal(Event{Type: e.Type, Seq: e.Seq, Time: e.Time, Turn: e.Turn, Truncated: true,
-		Error: fmt.Sprintf("a record of %d bytes, over the %d-byte bound, left out", size, MaxTranscriptRecord)})
+		Error: fmt.Sprintf("a record of %d bytes, over the %d-byte bound, left out", size, maxTranscriptRecord)})
 }
 
 // cutEvent returns e with every string cut to budget bytes, the calls'

@@ -17,8 +17,8 @@ import (
 	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
-// MaxPolicySize bounds a policy file. Real policies are a few KiB.
-const MaxPolicySize = 256 << 10
+// maxPolicySize bounds a policy file. Real policies are a few KiB.
+const maxPolicySize = 256 << 10
 
 // A Policy is an operator's standing grants, read from a TOML file:
 //
@@ -97,7 +97,7 @@ func LoadPolicy(path string) (*Policy, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPolicySize+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxPolicySize+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading policy: %w", err)
 	}
@@ -110,11 +110,11 @@ func LoadPolicy(path string) (*Policy, error) {
 // where it could be found, and the key ("policy.toml:3: unknown key
 // \"default.reed\""): a misspelt grant must not silently grant nothing, or
 // worse, leave a default in place. All problems are reported, joined with
-// [errors.Join]. The file is bounded by [MaxPolicySize] and by how deeply it
+// [errors.Join]. The file is bounded (256 KiB) and so is how deeply it
 // may nest.
 func ParsePolicy(data []byte, file string) (*Policy, error) {
-	if len(data) > MaxPolicySize {
-		return nil, fmt.Errorf("%s: policy is larger than the limit of %d KiB", file, MaxPolicySize>>10)
+	if len(data) > maxPolicySize {
+		return nil, fmt.Errorf("%s: policy is larger than the limit of %d KiB", file, maxPolicySize>>10)
 	}
 	lines, tooDeep := locatePolicyKeys(data)
 	if tooDeep > 0 {

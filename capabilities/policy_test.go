@@ -93,7 +93,7 @@ func TestParsePolicyErrors(t *testing.T) {
 			"p.toml:1: policy nests keys, arrays or tables too deeply"},
 		{"deep arrays", "\n\nx = " + strings.Repeat("[\n", 100) + strings.Repeat("]", 100) + "\n",
 			"p.toml:11: policy nests keys, arrays or tables too deeply"},
-		{"too large", "# " + strings.Repeat("x", MaxPolicySize) + "\n", "p.toml: policy is larger than the limit of 256 KiB"},
+		{"too large", "# " + strings.Repeat("x", maxPolicySize) + "\n", "p.toml: policy is larger than the limit of 256 KiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestParsePolicyErrors(t *testing.T) {
 func TestParsePolicyManyProblems(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("[default]\n")
-	for i := 0; b.Len() < MaxPolicySize-100; i++ {
+	for i := 0; b.Len() < maxPolicySize-100; i++ {
 		fmt.Fprintf(&b, "k%d = 1\n", i)
 	}
 	_, err := ParsePolicy([]byte(b.String()), "p.toml")
@@ -166,7 +166,7 @@ func TestLoadPolicyFileErrors(t *testing.T) {
 	}
 
 	big := filepath.Join(t.TempDir(), "big.toml")
-	if err := os.WriteFile(big, []byte(strings.Repeat("\n", MaxPolicySize+10)), 0o600); err != nil {
+	if err := os.WriteFile(big, []byte(strings.Repeat("\n", maxPolicySize+10)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadPolicy(big); err == nil || !strings.Contains(err.Error(), "larger than the limit") {

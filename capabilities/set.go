@@ -44,9 +44,9 @@ type Set struct {
 	Output Size `toml:"output" json:"output,omitempty"`
 }
 
-// MaxListLen bounds every list in a [Set]. Real skills name a handful of
+// maxListLen bounds every list in a [Set]. Real skills name a handful of
 // each; the bound keeps untrusted manifests from making checks expensive.
-const MaxListLen = 256
+const maxListLen = 256
 
 // A KeyError is one problem with one key of a [Set]. [Set.Validate] returns
 // them joined; callers that report problems per key (with a file and line)
@@ -65,7 +65,7 @@ func (e *KeyError) Unwrap() error { return e.Err }
 // Validate checks the rules that decoding a single element cannot: names
 // are well formed (environment variable names match [A-Za-z_][A-Za-z0-9_]*,
 // tool and skill names are non-empty without spaces, MCP patterns are
-// "server/tool" or "server/*"), no list is longer than [MaxListLen] or names
+// "server/tool" or "server/*"), no list is longer than 256 entries or names
 // the same thing twice, and values built in Go code are what parsing their
 // text would produce. It returns every problem, each a [*KeyError], joined
 // with [errors.Join], or nil.
@@ -96,8 +96,8 @@ func (s Set) Validate() error {
 // checkList checks the length of list, each element with check, and that
 // no element appears twice. It returns one [*KeyError] per problem.
 func checkList[T comparable](key string, list []T, check func(T) error) []error {
-	if len(list) > MaxListLen {
-		return []error{&KeyError{Key: key, Err: fmt.Errorf("%d entries; the limit is %d", len(list), MaxListLen)}}
+	if len(list) > maxListLen {
+		return []error{&KeyError{Key: key, Err: fmt.Errorf("%d entries; the limit is %d", len(list), maxListLen)}}
 	}
 	var errs []error
 	seen := make(map[T]int, len(list))

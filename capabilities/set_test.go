@@ -100,7 +100,7 @@ func TestSetDecodeTOMLErrors(t *testing.T) {
 
 func TestSetValidate(t *testing.T) {
 	many := func(f func(i int) string) []string {
-		out := make([]string, MaxListLen+1)
+		out := make([]string, maxListLen+1)
 		for i := range out {
 			out[i] = f(i)
 		}

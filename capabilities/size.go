@@ -16,7 +16,7 @@ import (
 // one space between them: "64MiB", "512 KiB", "10MB", "100B" or "1024" (bytes).
 // IEC units (KiB, MiB, GiB, TiB) are powers of 1024; SI units (kB or KB, MB,
 // GB, TB) are powers of 1000. Fractions, negative numbers, zero and anything
-// above [MaxSize] are rejected: a limit written as "0" or "5PB" is a mistake,
+// above 1 TiB are rejected: a limit written as "0" or "5PB" is a mistake,
 // not a request.
 type Size int64
 
@@ -29,9 +29,9 @@ const (
 	TiB Size = 1 << 40
 )
 
-// MaxSize is the largest Size accepted. No sandboxed script needs more than
+// maxSize is the largest Size accepted. No sandboxed script needs more than
 // a tebibyte of memory or output; a larger number is a typo.
-const MaxSize = TiB
+const maxSize = TiB
 
 // sizeUnits lists every unit the parser accepts, in the order error
 // messages name them.
@@ -91,8 +91,8 @@ func ParseSize(s string) (Size, error) {
 		return bad("unknown unit %q; use B, KiB, MiB, GiB, TiB, kB, MB, GB or TB", unit)
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || Size(n) > MaxSize/mult {
-		return bad("larger than the limit of %s", MaxSize)
+	if err != nil || Size(n) > maxSize/mult {
+		return bad("larger than the limit of %s", maxSize)
 	}
 	if n == 0 {
 		return bad("must be positive")
@@ -128,20 +128,20 @@ func (s Size) validate() error {
 	if s < 0 {
 		return fmt.Errorf("%d bytes: must be positive", int64(s))
 	}
-	if s > MaxSize {
-		return fmt.Errorf("%s is larger than the limit of %s", s, MaxSize)
+	if s > maxSize {
+		return fmt.Errorf("%s is larger than the limit of %s", s, maxSize)
 	}
 	return nil
 }
 
 // A Duration is a time limit, as written in the timeout key of skill.toml:
 // "10s", "1m30s", "500ms" ([time.ParseDuration] syntax). The zero Duration
-// means "not declared". Parsed values are positive and at most [MaxDuration].
+// means "not declared". Parsed values are positive and at most 24 hours.
 type Duration time.Duration
 
-// MaxDuration is the longest Duration accepted: a script that needs more
+// maxDuration is the longest Duration accepted: a script that needs more
 // than a day is better run some other way, and a larger value is a typo.
-const MaxDuration = Duration(24 * time.Hour)
+const maxDuration = Duration(24 * time.Hour)
 
 // ParseDuration parses the text form of a [Duration].
 func ParseDuration(s string) (Duration, error) {
@@ -181,8 +181,8 @@ func (d Duration) validate() error {
 	if d < 0 {
 		return fmt.Errorf("%s: must be positive", d)
 	}
-	if d > MaxDuration {
-		return fmt.Errorf("%s is longer than the limit of %s", d, MaxDuration)
+	if d > maxDuration {
+		return fmt.Errorf("%s is longer than the limit of %s", d, maxDuration)
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func TestParseDuration(t *testing.T) {
 		{in: "10s", want: Duration(10 * time.Second)},
 		{in: "1m30s", want: Duration(90 * time.Second)},
 		{in: "500ms", want: Duration(500 * time.Millisecond)},
-		{in: "24h", want: MaxDuration},
+		{in: "24h", want: maxDuration},
 		{in: "1h", want: Duration(time.Hour)},
 
 		{in: "", wantErr: `invalid duration "": write a number with a unit, such as "10s" or "1m30s"`},

@@ -25,16 +25,16 @@ import (
 // Bounds on the core tools, so that no call reads, writes or returns
 // without limit.
 const (
-	// MaxReadSize is the most bytes workspace_read returns.
-	MaxReadSize = 1 << 20
-	// MaxWriteSize is the most bytes workspace_write writes.
-	MaxWriteSize = 1 << 20
-	// MaxListEntries is the most entries workspace_list returns.
-	MaxListEntries = 1000
-	// MaxSearchMatches is the most lines workspace_search returns.
-	MaxSearchMatches = 1000
-	// MaxSearchScan is the most file bytes one workspace_search reads.
-	MaxSearchScan = 8 << 20
+	// maxReadSize is the most bytes workspace_read returns.
+	maxReadSize = 1 << 20
+	// maxWriteSize is the most bytes workspace_write writes.
+	maxWriteSize = 1 << 20
+	// maxListEntries is the most entries workspace_list returns.
+	maxListEntries = 1000
+	// maxSearchMatches is the most lines workspace_search returns.
+	maxSearchMatches = 1000
+	// maxSearchScan is the most file bytes one workspace_search reads.
+	maxSearchScan = 8 << 20
 	// maxMatchLine bounds one matching line as returned.
 	maxMatchLine = 500
 )
@@ -94,9 +94,9 @@ const (
 // compile cache: the folders of code that runs later) is refused with a
 // result saying the folder is protected. Refusals of these kinds are
 // audited to the auditor of the call's context
-// ([audit.WithAuditor]). Sizes are bounded by [MaxReadSize],
-// [MaxWriteSize], [MaxListEntries], [MaxSearchMatches] and
-// [MaxSearchScan].
+// ([audit.WithAuditor]). Sizes are bounded: 1 MiB read or written per
+// call, 1000 entries listed or matches found, 8 MiB of files scanned per
+// search.
 //
 // The tools open workspace on each call, so they hold no open file between
 // calls. CoreTools returns an error if workspace is not a directory.
@@ -317,12 +317,12 @@ func (w *workspaceFS) read(ctx context.Context, input json.RawMessage) (*ToolRes
 	if fi.IsDir() {
 		return ErrorResult(fmt.Sprintf("%s: %s is a directory; use workspace_list", tool, path)), nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxReadSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxReadSize+1))
 	if err != nil {
 		return coreErrResult(tool, err), nil
 	}
-	if len(data) > MaxReadSize {
-		content := string(data[:MaxReadSize]) + fmt.Sprintf("\n[truncated: %s is %d bytes; only the first %d are shown]", path, fi.Size(), MaxReadSize)
+	if len(data) > maxReadSize {
+		content := string(data[:maxReadSize]) + fmt.Sprintf("\n[truncated: %s is %d bytes; only the first %d are shown]", path, fi.Size(), maxReadSize)
 		return &ToolResult{Content: content}, nil
 	}
 	return &ToolResult{Content: string(data)}, nil
@@ -340,8 +340,8 @@ func (w *workspaceFS) write(ctx context.Context, input json.RawMessage) (*ToolRe
 	if in.Content == nil {
 		return ErrorResult(tool + ": invalid input: content is required"), nil
 	}
-	if len(*in.Content) > MaxWriteSize {
-		return ErrorResult(fmt.Sprintf("%s: content is %d bytes, over the %d-byte limit", tool, len(*in.Content), MaxWriteSize)), nil
+	if len(*in.Content) > maxWriteSize {
+		return ErrorResult(fmt.Sprintf("%s: content is %d bytes, over the %d-byte limit", tool, len(*in.Content), maxWriteSize)), nil
 	}
 	name, cp, err := resolveWorkspacePath(in.Path)
 	if err != nil {
@@ -434,13 +434,13 @@ func (w *workspaceFS) list(ctx context.Context, input json.RawMessage) (*ToolRes
 	}
 	defer root.Close()
 	defer f.Close()
-	des, err := f.ReadDir(MaxListEntries + 1)
+	des, err := f.ReadDir(maxListEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return coreErrResult(tool, err), nil
 	}
-	truncated := len(des) > MaxListEntries
+	truncated := len(des) > maxListEntries
 	if truncated {
-		des = des[:MaxListEntries]
+		des = des[:maxListEntries]
 	}
 	// ReadDir(n) returns entries in directory order; sort for a stable answer.
 	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -459,7 +459,7 @@ func (w *workspaceFS) list(ctx context.Context, input json.RawMessage) (*ToolRes
 		b.WriteByte('\n')
 	}
 	if truncated {
-		fmt.Fprintf(&b, "[truncated: more than %d entries]\n", MaxListEntries)
+		fmt.Fprintf(&b, "[truncated: more than %d entries]\n", maxListEntries)
 	}
 	structured, _ := json.Marshal(struct {
 		Entries   []wsListEntry `json:"entries"`
@@ -481,8 +481,8 @@ func (w *workspaceFS) search(ctx context.Context, input json.RawMessage) (*ToolR
 	if res := decodeCoreInput(tool, input, &in); res != nil {
 		return res, nil
 	}
-	if len(in.Pattern) > MaxQueryLen {
-		return ErrorResult(fmt.Sprintf("%s: pattern is %d bytes, over the %d-byte limit", tool, len(in.Pattern), MaxQueryLen)), nil
+	if len(in.Pattern) > maxQueryLen {
+		return ErrorResult(fmt.Sprintf("%s: pattern is %d bytes, over the %d-byte limit", tool, len(in.Pattern), maxQueryLen)), nil
 	}
 	re, err := regexp.Compile(in.Pattern)
 	if err != nil {
@@ -522,14 +522,14 @@ func (w *workspaceFS) search(ctx context.Context, input json.RawMessage) (*ToolR
 		if !d.Type().IsRegular() {
 			return nil // directories are walked; symlinks and devices are skipped
 		}
-		n, stop := searchWorkspaceFile(root, p, re, MaxSearchScan-scanned, MaxSearchMatches-len(matches), &matches)
+		n, stop := searchWorkspaceFile(root, p, re, maxSearchScan-scanned, maxSearchMatches-len(matches), &matches)
 		scanned += n
 		switch stop {
 		case wsStopScan:
-			limited = fmt.Sprintf("[stopped: scanned the %d-byte limit]", MaxSearchScan)
+			limited = fmt.Sprintf("[stopped: scanned the %d-byte limit]", maxSearchScan)
 			return fs.SkipAll
 		case wsStopMatches:
-			limited = fmt.Sprintf("[stopped: %d matches]", MaxSearchMatches)
+			limited = fmt.Sprintf("[stopped: %d matches]", maxSearchMatches)
 			return fs.SkipAll
 		}
 		return nil

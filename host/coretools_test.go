@@ -122,15 +122,15 @@ func TestWorkspaceRead(t *testing.T) {
 
 func TestWorkspaceReadTruncates(t *testing.T) {
 	r, ws := coreSetup(t, allGrant())
-	if err := os.WriteFile(filepath.Join(ws, "big"), []byte(strings.Repeat("x", MaxReadSize+10)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, "big"), []byte(strings.Repeat("x", maxReadSize+10)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := r.Call(context.Background(), "workspace_read", json.RawMessage(`{"path":"big"}`))
 	if err != nil || res.IsError {
 		t.Fatalf("Call = %+v, %v", res, err)
 	}
-	if !strings.HasPrefix(res.Content, strings.Repeat("x", MaxReadSize)+"\n[truncated") {
-		t.Errorf("content does not start with %d bytes and a truncation note", MaxReadSize)
+	if !strings.HasPrefix(res.Content, strings.Repeat("x", maxReadSize)+"\n[truncated") {
+		t.Errorf("content does not start with %d bytes and a truncation note", maxReadSize)
 	}
 }
 
@@ -145,7 +145,7 @@ func TestWorkspaceWrite(t *testing.T) {
 		{name: "workspace itself", tool: "workspace_write", input: `{"path":".","content":"x"}`, wantErr: true},
 		{name: "directory", tool: "workspace_write", input: `{"path":"data","content":"x"}`, wantErr: true, wantIn: []string{"is a directory"}},
 		{name: "no content", tool: "workspace_write", input: `{"path":"x"}`, wantErr: true, wantIn: []string{"content"}},
-		{name: "too big", tool: "workspace_write", input: `{"path":"x","content":"` + strings.Repeat("x", MaxWriteSize+1) + `"}`, wantErr: true},
+		{name: "too big", tool: "workspace_write", input: `{"path":"x","content":"` + strings.Repeat("x", maxWriteSize+1) + `"}`, wantErr: true},
 	})
 	for name, want := range map[string]string{"out/new.txt": "made", "a.txt": "replaced"} {
 		got, err := os.ReadFile(filepath.Join(ws, name))
@@ -182,7 +182,7 @@ func TestWorkspaceListBounded(t *testing.T) {
 	if err := os.Mkdir(many, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i := range MaxListEntries + 5 {
+	for i := range maxListEntries + 5 {
 		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("f%04d", i)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -191,8 +191,8 @@ func TestWorkspaceListBounded(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("Call = %+v, %v", res, err)
 	}
-	if n := strings.Count(res.Content, "\n"); n != MaxListEntries+1 || !strings.Contains(res.Content, "[truncated") {
-		t.Errorf("%d lines, want %d entries and a truncation note", n, MaxListEntries)
+	if n := strings.Count(res.Content, "\n"); n != maxListEntries+1 || !strings.Contains(res.Content, "[truncated") {
+		t.Errorf("%d lines, want %d entries and a truncation note", n, maxListEntries)
 	}
 }
 
@@ -215,17 +215,17 @@ func TestWorkspaceSearch(t *testing.T) {
 
 func TestWorkspaceSearchBounded(t *testing.T) {
 	r, ws := coreSetup(t, allGrant())
-	if err := os.WriteFile(filepath.Join(ws, "lines.txt"), []byte(strings.Repeat("match\n", MaxSearchMatches+10)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, "lines.txt"), []byte(strings.Repeat("match\n", maxSearchMatches+10)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := r.Call(context.Background(), "workspace_search", json.RawMessage(`{"pattern":"match","path":"lines.txt"}`))
 	if err != nil || res.IsError {
 		t.Fatalf("Call = %+v, %v", res, err)
 	}
-	if n := strings.Count(res.Content, "lines.txt:"); n != MaxSearchMatches || !strings.Contains(res.Content, "[stopped") {
-		t.Errorf("%d matches, want %d and a stop note", n, MaxSearchMatches)
+	if n := strings.Count(res.Content, "lines.txt:"); n != maxSearchMatches || !strings.Contains(res.Content, "[stopped") {
+		t.Errorf("%d matches, want %d and a stop note", n, maxSearchMatches)
 	}
-	big := strings.Repeat(strings.Repeat("y", 1023)+"\n", MaxSearchScan/1024+100)
+	big := strings.Repeat(strings.Repeat("y", 1023)+"\n", maxSearchScan/1024+100)
 	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,10 @@ const (
 	ToolSkillRead     = "skill_read"
 )
 
-// MaxSkillRead bounds what skill_read returns of one file; the rest is cut
+// maxSkillRead bounds what skill_read returns of one file; the rest is cut
 // and the result says so. A client that needs the whole file reads it as
 // a resource where one is served.
-const MaxSkillRead = 256 << 10
+const maxSkillRead = 256 << 10
 
 // maxListedNames bounds the skill names an error lists.
 const maxListedNames = 20
@@ -285,7 +285,7 @@ func (d *disclosure) activate(ctx context.Context, a toolArgs) *ToolResult {
 
 func (d *disclosure) readDef() ToolDef {
 	return ToolDef{Name: ToolSkillRead, Source: SourceCore, Parallel: true,
-		Description: fmt.Sprintf("Read one file of a skill (a reference, an asset, a script's source) by its path relative to the skill folder, as %s lists it; text only, up to %d KiB.", ToolSkillActivate, MaxSkillRead>>10),
+		Description: fmt.Sprintf("Read one file of a skill (a reference, an asset, a script's source) by its path relative to the skill folder, as %s lists it; text only, up to %d KiB.", ToolSkillActivate, maxSkillRead>>10),
 		InputSchema: schema(map[string]any{
 			"name": d.nameSchema(),
 			"path": map[string]any{"type": "string", "description": "a file path relative to the skill folder, such as references/guide.md"},
@@ -316,8 +316,8 @@ func (d *disclosure) read(_ context.Context, a toolArgs) *ToolResult {
 			msg += "; read it as resource " + d.opts.ResourceURI(s.Name, p)
 		}
 		return a.fail(errors.New(msg))
-	case len(data) > MaxSkillRead:
-		n := MaxSkillRead
+	case len(data) > maxSkillRead:
+		n := maxSkillRead
 		for n > 0 && !utf8.RuneStart(data[n]) {
 			n--
 		}

@@ -23,18 +23,18 @@ import (
 
 // Fetch limits and defaults.
 const (
-	// MaxFetchRequestBody bounds the body a guest may send with one
+	// maxFetchRequestBody bounds the body a guest may send with one
 	// [FetchRequest].
-	MaxFetchRequestBody = 1 << 20
-	// DefaultFetchMaxResponse is the response body bound when
+	maxFetchRequestBody = 1 << 20
+	// defaultFetchMaxResponse is the response body bound when
 	// [FetchOptions.MaxResponse] is zero.
-	DefaultFetchMaxResponse = 4 << 20
-	// DefaultFetchTimeout is the time bound when [FetchOptions.Timeout] is
+	defaultFetchMaxResponse = 4 << 20
+	// defaultFetchTimeout is the time bound when [FetchOptions.Timeout] is
 	// zero.
-	DefaultFetchTimeout = 30 * time.Second
-	// DefaultFetchMaxRedirects is the redirect bound when
+	defaultFetchTimeout = 30 * time.Second
+	// defaultFetchMaxRedirects is the redirect bound when
 	// [FetchOptions.MaxRedirects] is zero.
-	DefaultFetchMaxRedirects = 5
+	defaultFetchMaxRedirects = 5
 
 	maxFetchHeaders      = 100
 	maxFetchHeaderBytes  = 64 << 10
@@ -45,7 +45,7 @@ const (
 var (
 	// ErrInvalidFetch matches a [FetchRequest] refused before any check of
 	// the grant: a method that is not allowed, a URL that is not http or
-	// https, a body over [MaxFetchRequestBody], a bad header.
+	// https, a body over 1 MiB, a bad header.
 	ErrInvalidFetch = errors.New("invalid fetch request")
 	// ErrTooManyRedirects matches a fetch that met more redirects than
 	// [FetchOptions.MaxRedirects] allows.
@@ -65,7 +65,7 @@ type FetchRequest struct {
 	// Keep-Alive, Proxy-*, TE, Trailer, Transfer-Encoding, Upgrade,
 	// Content-Length) are dropped: the host frames the request itself.
 	Headers map[string]string `json:"headers,omitempty"`
-	// Body is at most [MaxFetchRequestBody] bytes.
+	// Body is at most 1 MiB.
 	Body []byte `json:"body,omitempty"`
 }
 
@@ -88,16 +88,15 @@ type FetchResponse struct {
 // *FetchOptions, means every default.
 type FetchOptions struct {
 	// MaxResponse bounds the response body kept; the rest is dropped and
-	// [FetchResponse.Truncated] set. Zero means [DefaultFetchMaxResponse].
+	// [FetchResponse.Truncated] set. Zero means 4 MiB.
 	MaxResponse int64
 	// Timeout bounds a whole fetch: connections, redirects and reading the
-	// body. Zero means [DefaultFetchTimeout].
+	// body. Zero means 30 seconds.
 	Timeout time.Duration
 	// MaxRedirects bounds the redirects followed; more is an error
-	// matching [ErrTooManyRedirects]. Zero means
-	// [DefaultFetchMaxRedirects]; a negative value follows none and
-	// returns the redirect response itself, so the guest can follow it
-	// with a new, newly checked, fetch.
+	// matching [ErrTooManyRedirects]. Zero means 5; a negative value
+	// follows none and returns the redirect response itself, so the guest
+	// can follow it with a new, newly checked, fetch.
 	MaxRedirects int
 	// Auditor records one event per check. Nil means the auditor the
 	// fetch's ctx carries ([audit.AuditorFrom]), which by default
@@ -183,13 +182,13 @@ func NewFetcher(granted capabilities.Set, o *FetchOptions) *Fetcher {
 		panic(fmt.Sprintf("host.NewFetcher: negative Timeout %v", opts.Timeout))
 	}
 	if opts.MaxResponse == 0 {
-		opts.MaxResponse = DefaultFetchMaxResponse
+		opts.MaxResponse = defaultFetchMaxResponse
 	}
 	if opts.Timeout == 0 {
-		opts.Timeout = DefaultFetchTimeout
+		opts.Timeout = defaultFetchTimeout
 	}
 	if opts.MaxRedirects == 0 {
-		opts.MaxRedirects = DefaultFetchMaxRedirects
+		opts.MaxRedirects = defaultFetchMaxRedirects
 	}
 	f := &Fetcher{
 		net:          slices.Clone(granted.Net),
@@ -318,8 +317,8 @@ func (f *Fetcher) newRequest(req *FetchRequest) (*http.Request, *url.URL, error)
 	if !slices.Contains(fetchMethods, method) {
 		return bad("method %.32q is not allowed; use %s", req.Method, strings.Join(fetchMethods, ", "))
 	}
-	if len(req.Body) > MaxFetchRequestBody {
-		return bad("body of %d bytes is over the limit of %d bytes", len(req.Body), MaxFetchRequestBody)
+	if len(req.Body) > maxFetchRequestBody {
+		return bad("body of %d bytes is over the limit of %d bytes", len(req.Body), maxFetchRequestBody)
 	}
 	u, err := checkFetchURL(req.URL)
 	if err != nil {

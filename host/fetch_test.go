@@ -341,7 +341,7 @@ func TestFetchRedirectLimit(t *testing.T) {
 	defer srv.Close()
 	grant := fetchGrant(t, "127.0.0.1:"+fetchServerPort(t, srv))
 
-	for _, tc := range []struct{ max, hits int }{{0, 1 + DefaultFetchMaxRedirects}, {2, 3}} {
+	for _, tc := range []struct{ max, hits int }{{0, 1 + defaultFetchMaxRedirects}, {2, 3}} {
 		hits.Store(0)
 		f := NewFetcher(grant, &FetchOptions{MaxRedirects: tc.max})
 		_, err := f.Fetch(t.Context(), &FetchRequest{URL: srv.URL})
@@ -535,7 +535,7 @@ func TestFetchInvalid(t *testing.T) {
 		{"TRACE", &FetchRequest{Method: "TRACE", URL: "http://example.com/"}, `method "TRACE" is not allowed; use GET, HEAD, POST, PUT, PATCH, DELETE`},
 		{"CONNECT", &FetchRequest{Method: "CONNECT", URL: "http://example.com/"}, "not allowed"},
 		{"junk method", &FetchRequest{Method: "GET /x HTTP/1.1\r\n", URL: "http://example.com/"}, "not allowed"},
-		{"body", &FetchRequest{Method: "POST", URL: "http://example.com/", Body: make([]byte, MaxFetchRequestBody+1)}, "over the limit of 1048576 bytes"},
+		{"body", &FetchRequest{Method: "POST", URL: "http://example.com/", Body: make([]byte, maxFetchRequestBody+1)}, "over the limit of 1048576 bytes"},
 		{"Host header", &FetchRequest{URL: "http://example.com/", Headers: map[string]string{"host": "internal"}}, "Host header cannot be set"},
 		{"header name", &FetchRequest{URL: "http://example.com/", Headers: map[string]string{"a b": "x"}}, "not a valid HTTP token"},
 		{"header value", &FetchRequest{URL: "http://example.com/", Headers: map[string]string{"X": "a\r\nHost: evil"}}, "line break"},
@@ -564,11 +564,11 @@ func TestFetchInvalid(t *testing.T) {
 	}))
 	defer srv.Close()
 	f := NewFetcher(fetchGrant(t, "127.0.0.1:"+fetchServerPort(t, srv)), nil)
-	resp, err := f.Fetch(t.Context(), &FetchRequest{Method: "PUT", URL: srv.URL, Body: make([]byte, MaxFetchRequestBody)})
+	resp, err := f.Fetch(t.Context(), &FetchRequest{Method: "PUT", URL: srv.URL, Body: make([]byte, maxFetchRequestBody)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(resp.Body) != strconv.Itoa(MaxFetchRequestBody) {
+	if string(resp.Body) != strconv.Itoa(maxFetchRequestBody) {
 		t.Errorf("server read %s bytes", resp.Body)
 	}
 }

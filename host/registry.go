@@ -22,8 +22,8 @@ import (
 // an MCP client, and schemas from skill manifests and MCP servers: none of
 // them is trusted.
 const (
-	// MaxInputSize bounds the JSON input of one tool call in bytes.
-	MaxInputSize = 1 << 20
+	// maxInputSize bounds the JSON input of one tool call in bytes.
+	maxInputSize = 1 << 20
 	// MaxSchemaSize bounds an input or output schema in bytes.
 	MaxSchemaSize = 256 << 10
 	// MaxToolNameLen bounds a tool name, as MCP and the Anthropic API do.
@@ -254,7 +254,7 @@ func (r *Registry) listLocked() []ToolDef {
 //
 // A call the tool must not see is a result with IsError set, which names
 // what was wrong so that a model can correct itself: a caller that is not
-// the tool's RequiredAgent, input that is over [MaxInputSize], not JSON,
+// the tool's RequiredAgent, input that is over 1 MiB, not JSON,
 // or does not satisfy the input schema (naming each field and why). Empty
 // input means {}. A tool result whose Structured value does not satisfy
 // the output schema is replaced by an IsError result saying so.
@@ -298,8 +298,8 @@ func (r *Registry) Call(ctx context.Context, name string, input json.RawMessage)
 // checkInput returns the input to pass to the tool, or an error result.
 func (e *toolEntry) checkInput(input json.RawMessage) (json.RawMessage, *ToolResult) {
 	name := e.def.Name
-	if len(input) > MaxInputSize {
-		return nil, ErrorResult(fmt.Sprintf("tool %s: input is %d bytes, over the %d-byte limit", name, len(input), MaxInputSize))
+	if len(input) > maxInputSize {
+		return nil, ErrorResult(fmt.Sprintf("tool %s: input is %d bytes, over the %d-byte limit", name, len(input), maxInputSize))
 	}
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/skills"
 )
 
 // A registry of the core tools over a workspace: search for a tool, then
@@ -30,7 +31,7 @@ func ExampleRegistry() {
 		}
 	}
 
-	matches, _ := r.Search("read a file", &host.SearchOptions{Limit: 1})
+	matches, _ := r.Search("read a file", &skills.SearchOptions{Limit: 1})
 	fmt.Println(matches[0].Definition.Name)
 
 	ctx := context.Background()

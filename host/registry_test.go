@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skillrun/skillrun/skills"
 )
 
 // fakeTool is a Tool that returns a fixed result, or echoes its input.
@@ -183,7 +184,7 @@ func TestRegistryCall(t *testing.T) {
 		{name: "empty input is {}", tool: tool("t", SourceCore, ""), input: ``, want: &ToolResult{Content: `{}`}},
 		{name: "no schema, not an object", tool: tool("t", SourceCore, ""), input: `[1]`, wantIn: []string{"must be a JSON object"}},
 		{name: "no schema, not JSON", tool: tool("t", SourceCore, ""), input: `{`, wantIn: []string{"not valid JSON"}},
-		{name: "too big", tool: tool("t", SourceCore, ""), input: `"` + strings.Repeat("x", MaxInputSize) + `"`, wantIn: []string{"over the 1048576-byte limit"}},
+		{name: "too big", tool: tool("t", SourceCore, ""), input: `"` + strings.Repeat("x", maxInputSize) + `"`, wantIn: []string{"over the 1048576-byte limit"}},
 		{name: "valid input", tool: withSchema(tool("t", SourceCore, ""), pointSchema, ""), input: `{"x":1}`, want: &ToolResult{Content: `{"x":1}`}},
 		{name: "missing field", tool: withSchema(tool("t", SourceCore, ""), pointSchema, ""), input: `{}`, wantIn: []string{"tool t: invalid input", "missing property 'x'"}},
 		{name: "wrong type", tool: withSchema(tool("t", SourceCore, ""), pointSchema, ""), input: `{"x":"1"}`, wantIn: []string{"at /x:", "want integer"}},
@@ -318,7 +319,7 @@ func TestRegistryHammer(t *testing.T) {
 						t.Errorf("Call(%s): %v", name, err)
 					}
 				case 2:
-					ms, err := r.Search("hammer pdf", &SearchOptions{Limit: -1})
+					ms, err := r.Search("hammer pdf", &skills.SearchOptions{Limit: -1})
 					if err != nil {
 						t.Errorf("Search: %v", err)
 					}

@@ -2,38 +2,18 @@ package host
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/skillrun/skillrun/internal/bm25"
+	"github.com/skillrun/skillrun/skills"
 )
 
-// DefaultSearchLimit is the number of matches [Registry.Search] returns
-// when [SearchOptions.Limit] is zero.
-const DefaultSearchLimit = 10
-
-// MaxQueryLen bounds a search query, words or regexp, in bytes. Queries
+// maxQueryLen bounds a search query, words or regexp, in bytes. Queries
 // come from models and MCP clients; a regexp needs no other bound, since
 // Go's regexp (RE2) runs in time linear in its input.
-const MaxQueryLen = 1 << 10
-
-// ErrEmptyQuery is returned by [Registry.Search] for a query that is
-// empty or only white space.
-var ErrEmptyQuery = errors.New("host: empty tool search query")
-
-// SearchOptions configures [Registry.Search]. A nil *SearchOptions means
-// defaults.
-type SearchOptions struct {
-	// Limit is the most matches to return: 0 means DefaultSearchLimit,
-	// and a negative Limit means every tool that matches.
-	Limit int
-	// Regex makes the query a Go regular expression (RE2 syntax), matched
-	// case-insensitively against each field; (?-i) makes case matter. A
-	// tool scores the sum of the weights of the fields that match.
-	Regex bool
-}
+const maxQueryLen = 1 << 10
 
 // A ToolMatch is one tool found by [Registry.Search]. It carries the whole
 // definition, so a model that searched for a tool can call it without
@@ -64,25 +44,25 @@ type searchIndex struct {
 // returned, so a query with no known word returns an empty slice.
 //
 // The index is rebuilt on the first search after the registry changes.
-// Search returns [ErrEmptyQuery] for an empty query, and an error naming
-// the problem for a query over [MaxQueryLen] or a regexp that does not
+// Search returns [skills.ErrEmptyQuery] for an empty query, and an error naming
+// the problem for a query over 1 KiB or a regexp that does not
 // compile.
-func (r *Registry) Search(query string, o *SearchOptions) ([]ToolMatch, error) {
-	var opts SearchOptions
+func (r *Registry) Search(query string, o *skills.SearchOptions) ([]ToolMatch, error) {
+	var opts skills.SearchOptions
 	if o != nil {
 		opts = *o
 	}
 	if opts.Limit == 0 {
-		opts.Limit = DefaultSearchLimit
+		opts.Limit = skills.DefaultSearchLimit
 	}
 	if strings.TrimSpace(query) == "" {
-		return nil, ErrEmptyQuery
+		return nil, skills.ErrEmptyQuery
 	}
-	if len(query) > MaxQueryLen {
-		return nil, fmt.Errorf("host: tool search query is %d bytes, over the %d-byte limit", len(query), MaxQueryLen)
+	if len(query) > maxQueryLen {
+		return nil, fmt.Errorf("host: tool search query is %d bytes, over the %d-byte limit", len(query), maxQueryLen)
 	}
 	si := r.searchIndex()
-	scores, err := si.ix.Query(query, opts.Regex, MaxQueryLen)
+	scores, err := si.ix.Query(query, opts.Regex, maxQueryLen)
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}

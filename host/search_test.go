@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skillrun/skillrun/skills"
 )
 
 func searchRegistry(t testing.TB) *Registry {
@@ -49,7 +50,7 @@ func TestSearch(t *testing.T) {
 	r := searchRegistry(t)
 	tests := []struct {
 		query string
-		o     *SearchOptions
+		o     *skills.SearchOptions
 		want  []string
 	}{
 		{"pdf", nil, []string{"pdf-extract__run"}},
@@ -57,12 +58,12 @@ func TestSearch(t *testing.T) {
 		{"delimiter", nil, []string{"csv-stats__summarise"}},   // argument name
 		{"separator", nil, []string{"csv-stats__summarise"}},   // argument description
 		{"document", nil, []string{"pdf-extract__run"}},
-		{"workspace", &SearchOptions{Limit: 2}, []string{"workspace_list", "workspace_read"}},
+		{"workspace", &skills.SearchOptions{Limit: 2}, []string{"workspace_list", "workspace_read"}},
 		{"write file", nil, []string{"workspace_write", "workspace_read"}},
 		{"nothing-like-this", nil, []string{}},
-		{"^workspace_(read|write)$", &SearchOptions{Regex: true}, []string{"workspace_read", "workspace_write"}},
-		{"(?-i)PDF", &SearchOptions{Regex: true}, []string{"pdf-extract__run"}},
-		{"pages", &SearchOptions{Regex: true}, []string{"pdf-extract__run"}},
+		{"^workspace_(read|write)$", &skills.SearchOptions{Regex: true}, []string{"workspace_read", "workspace_write"}},
+		{"(?-i)PDF", &skills.SearchOptions{Regex: true}, []string{"pdf-extract__run"}},
+		{"pages", &skills.SearchOptions{Regex: true}, []string{"pdf-extract__run"}},
 	}
 	for _, tt := range tests {
 		got, err := r.Search(tt.query, tt.o)
@@ -99,13 +100,13 @@ func TestSearchCarriesDefinition(t *testing.T) {
 
 func TestSearchErrors(t *testing.T) {
 	r := searchRegistry(t)
-	if _, err := r.Search(" ", nil); !errors.Is(err, ErrEmptyQuery) {
+	if _, err := r.Search(" ", nil); !errors.Is(err, skills.ErrEmptyQuery) {
 		t.Errorf("empty query error = %v", err)
 	}
-	if _, err := r.Search("(bad", &SearchOptions{Regex: true}); err == nil || !strings.Contains(err.Error(), "invalid search regexp") {
+	if _, err := r.Search("(bad", &skills.SearchOptions{Regex: true}); err == nil || !strings.Contains(err.Error(), "invalid search regexp") {
 		t.Errorf("bad regexp error = %v", err)
 	}
-	if _, err := r.Search(strings.Repeat("a", MaxQueryLen+1), nil); err == nil {
+	if _, err := r.Search(strings.Repeat("a", maxQueryLen+1), nil); err == nil {
 		t.Error("long query accepted")
 	}
 }
@@ -187,7 +188,7 @@ func BenchmarkToolSearch(b *testing.B) {
 	b.Run("Regex", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := r.Search("convert|pdf|report", &SearchOptions{Regex: true}); err != nil {
+			if _, err := r.Search("convert|pdf|report", &skills.SearchOptions{Regex: true}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -48,9 +48,9 @@ import (
 
 // Defaults and fixed limits of [PluginCall].
 const (
-	// DefaultExport is the export CallPlugin calls when PluginCall.Export
+	// defaultExport is the export CallPlugin calls when PluginCall.Export
 	// is empty.
-	DefaultExport = "run"
+	defaultExport = "run"
 
 	// pluginHTTPMax caps the body of one response to Extism's
 	// http_request, like http_fetch's MaxPayload. It must be set: Extism
@@ -70,7 +70,7 @@ const (
 type PluginCall struct {
 	// Name names the call in errors, such as "upper:run".
 	Name string
-	// Export is the function to call; "" means [DefaultExport].
+	// Export is the function to call; "" means "run".
 	Export string
 	// Input is the plugin's input bytes.
 	Input []byte
@@ -149,7 +149,7 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 		pc = *c
 	}
 	if pc.Export == "" {
-		pc.Export = DefaultExport
+		pc.Export = defaultExport
 	}
 	if pc.Memory == 0 {
 		pc.Memory = DefaultMemory

@@ -38,7 +38,7 @@ type Options struct {
 	// MaxCacheBytes bounds the disk cache: when its entries for this
 	// wazero version pass it, the oldest (by modification time) are
 	// deleted until it fits, at New and after each compile. 0 means
-	// [DefaultMaxCacheBytes]. An entry deleted is compiled again when
+	// 1 GiB. An entry deleted is compiled again when
 	// needed.
 	MaxCacheBytes int64
 
@@ -50,7 +50,7 @@ type Options struct {
 	// least recently used module is dropped, and closed once its runs
 	// end; it is compiled (or loaded from the disk cache) again when
 	// needed. The module just used is always kept. 0 means
-	// [DefaultMaxCompiledBytes]. Modules from [Runtime.Compile] are the
+	// 64 MiB. Modules from [Runtime.Compile] are the
 	// caller's and not counted.
 	MaxCompiledBytes int64
 
@@ -62,12 +62,12 @@ type Options struct {
 	MaxOpenFiles int
 
 	// MaxCompiles bounds the modules compiling at once (each uses up to
-	// GOMAXPROCS threads). 0 means [DefaultMaxCompiles].
+	// GOMAXPROCS threads). 0 means 2.
 	MaxCompiles int
 
 	// CompileTimeout bounds the time one compilation is waited for,
 	// including the wait for a compile slot; 0 means
-	// [DefaultCompileTimeout]. See [Runtime.Compile].
+	// 2 minutes. See [Runtime.Compile].
 	CompileTimeout time.Duration
 
 	// Interpreter selects wazero's interpreter instead of its compiler. The
@@ -91,10 +91,10 @@ type Options struct {
 
 // Defaults of [Options].
 const (
-	DefaultMaxCacheBytes    int64 = 1 << 30  // 1 GiB of compiled code on disk
-	DefaultMaxCompiledBytes int64 = 64 << 20 // Wasm bytes; about 450 MiB of compiled code
-	DefaultMaxCompiles            = 2
-	DefaultCompileTimeout         = 2 * time.Minute
+	defaultMaxCacheBytes    int64 = 1 << 30  // 1 GiB of compiled code on disk
+	defaultMaxCompiledBytes int64 = 64 << 20 // Wasm bytes; about 450 MiB of compiled code
+	defaultMaxCompiles            = 2
+	defaultCompileTimeout         = 2 * time.Minute
 )
 
 // A Runtime compiles and runs WebAssembly modules. It owns one wazero
@@ -162,12 +162,12 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		WithMemoryLimitPages(65536)
 
 	r := &Runtime{log: log,
-		compileSlots:   make(chan struct{}, cmp.Or(opts.MaxCompiles, DefaultMaxCompiles)),
-		compileTimeout: cmp.Or(opts.CompileTimeout, DefaultCompileTimeout),
-		maxCacheBytes:  cmp.Or(opts.MaxCacheBytes, DefaultMaxCacheBytes),
+		compileSlots:   make(chan struct{}, cmp.Or(opts.MaxCompiles, defaultMaxCompiles)),
+		compileTimeout: cmp.Or(opts.CompileTimeout, defaultCompileTimeout),
+		maxCacheBytes:  cmp.Or(opts.MaxCacheBytes, defaultMaxCacheBytes),
 		openFiles:      openFiles{max: cmp.Or(opts.MaxOpenFiles, defaultMaxOpenFiles()), what: "for all runs"},
 	}
-	r.kept.max = cmp.Or(opts.MaxCompiledBytes, DefaultMaxCompiledBytes)
+	r.kept.max = cmp.Or(opts.MaxCompiledBytes, defaultMaxCompiledBytes)
 	if !opts.NoCache {
 		dir, err := cacheDir(opts.CacheDir)
 		if err != nil {

@@ -24,7 +24,7 @@ import (
 // granted and returns its output.
 func runProbe(t *testing.T, s *skills.Skill, sr *ScriptRun, args ...string) (string, *sandbox.Result, error) {
 	t.Helper()
-	_, declared, err := Declared(s, "probe")
+	_, declared, err := declaredOf(s, "probe")
 	if err != nil {
 		t.Fatal(err)
 	}

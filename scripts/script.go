@@ -72,9 +72,9 @@ type ScriptRun struct {
 	Protected []string
 }
 
-// Declared returns a script of s and what it declares: the skill-level
+// declaredOf returns a script of s and what it declares: the skill-level
 // capabilities extended by the script's own ([capabilities.Merge]).
-func Declared(s *skills.Skill, script string) (*skills.Script, capabilities.Set, error) {
+func declaredOf(s *skills.Skill, script string) (*skills.Script, capabilities.Set, error) {
 	if s.Manifest == nil || len(s.Manifest.Scripts) == 0 {
 		return nil, capabilities.Set{}, fmt.Errorf("%w: skill %s has no scripts (no [scripts] in skill.toml)", ErrNotRunnable, s.Name)
 	}
@@ -86,7 +86,7 @@ func Declared(s *skills.Skill, script string) (*skills.Script, capabilities.Set,
 }
 
 // Resolve is what r grants script of s ([capabilities.Resolver.Resolve]
-// over what [Declared] returns), or, with script "", the whole skill: what
+// over what declaredOf returns), or, with script "", the whole skill: what
 // the skill and all its scripts declare, with the widest limit any of
 // them declares (a grant for the skill must cover each script's). It is how `skillrun run` decides
 // before a run (and asks about Missing in a terminal); pass the
@@ -96,7 +96,7 @@ func Resolve(s *skills.Skill, script string, r *capabilities.Resolver) (capabili
 	var declared capabilities.Set
 	switch {
 	case script != "":
-		_, d, err := Declared(s, script)
+		_, d, err := declaredOf(s, script)
 		if err != nil {
 			return capabilities.Resolution{}, err
 		}
@@ -104,7 +104,7 @@ func Resolve(s *skills.Skill, script string, r *capabilities.Resolver) (capabili
 	case s.Manifest != nil:
 		declared = s.Manifest.Capabilities
 		for _, name := range s.Manifest.ScriptNames() {
-			_, d, _ := Declared(s, name) // name is one of the manifest's
+			_, d, _ := declaredOf(s, name) // name is one of the manifest's
 			widest := capabilities.Merge(declared, d)
 			widest.Memory = max(declared.Memory, d.Memory)
 			widest.Timeout = max(declared.Timeout, d.Timeout)
@@ -130,7 +130,7 @@ func (r *Runner) RunScript(ctx context.Context, s *skills.Skill, script string, 
 	if sr == nil {
 		sr = &ScriptRun{}
 	}
-	sc, declared, err := Declared(s, script)
+	sc, declared, err := declaredOf(s, script)
 	if err != nil {
 		return nil, err
 	}
@@ -454,7 +454,7 @@ func readModule(skillDir, module string) ([]byte, error) {
 
 // runPluginScript runs an Extism plugin script: its input is ScriptRun.Input
 // (or, when that is nil, all of stdin, bounded by the output limit's
-// order of magnitude: MaxPluginInput), its output goes to ScriptRun.Output
+// order of magnitude: maxPluginInput), its output goes to ScriptRun.Output
 // or Stdout. Plugins get no files (Extism's paths are not a jail) and the
 // network only as net grants allow.
 func (r *Runner) runPluginScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
@@ -463,12 +463,12 @@ func (r *Runner) runPluginScript(ctx context.Context, s *skills.Skill, script st
 	auditor, stamped := scriptAudit(ctx, s, script, sr)
 	input := sr.Input
 	if input == nil && sr.Stdin != nil {
-		data, err := io.ReadAll(io.LimitReader(sr.Stdin, MaxPluginInput+1))
+		data, err := io.ReadAll(io.LimitReader(sr.Stdin, maxPluginInput+1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading input: %w", label, err)
 		}
-		if len(data) > MaxPluginInput {
-			return nil, fmt.Errorf("%w: %s: input is over the %d MiB limit", ErrNotRunnable, label, MaxPluginInput>>20)
+		if len(data) > maxPluginInput {
+			return nil, fmt.Errorf("%w: %s: input is over the %d MiB limit", ErrNotRunnable, label, maxPluginInput>>20)
 		}
 		input = data
 	}
@@ -501,5 +501,5 @@ func (r *Runner) runPluginScript(ctx context.Context, s *skills.Skill, script st
 	return res, err
 }
 
-// MaxPluginInput bounds the input a plugin script reads from stdin.
-const MaxPluginInput = 16 << 20
+// maxPluginInput bounds the input a plugin script reads from stdin.
+const maxPluginInput = 16 << 20

@@ -47,7 +47,7 @@ func grant(t *testing.T, declared capabilities.Set, flags ...capabilities.FlagGr
 func TestRunScriptNestedWrite(t *testing.T) {
 	r := sharedRunner(t)
 	s := probeSkill(t, `read = ["workspace"]`+"\n"+`write = ["workspace/out"]`)
-	_, declared, err := Declared(s, "probe")
+	_, declared, err := declaredOf(s, "probe")
 	require.NoError(t, err)
 	ws := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "in.txt"), []byte("input"), 0o644))
@@ -86,7 +86,7 @@ func TestRunScriptNotRunnable(t *testing.T) {
 	assert.ErrorContains(t, err, `has no script "nope"`)
 
 	// Workspace granted but not given.
-	_, declared, _ := Declared(s, "probe")
+	_, declared, _ := declaredOf(s, "probe")
 	_, err = r.RunScript(context.Background(), s, "probe", &ScriptRun{Granted: grant(t, declared)})
 	assert.ErrorIs(t, err, ErrNotRunnable)
 	assert.ErrorContains(t, err, "no workspace folder")
@@ -103,7 +103,7 @@ func TestRunScriptNotRunnable(t *testing.T) {
 func TestRunScriptNeverWritesSkill(t *testing.T) {
 	r := sharedRunner(t)
 	s := probeSkill(t, `write = ["skill"]`)
-	_, declared, _ := Declared(s, "probe")
+	_, declared, _ := declaredOf(s, "probe")
 	_, err := r.RunScript(context.Background(), s, "probe", &ScriptRun{Granted: grant(t, declared)})
 	assert.True(t, errors.Is(err, capabilities.ErrDenied), "%v", err)
 	assert.Contains(t, err.Error(), "never writes into a skill folder")
@@ -126,7 +126,7 @@ func TestRunScriptModuleSymlinkOut(t *testing.T) {
 func TestRunScriptAudit(t *testing.T) {
 	r := sharedRunner(t)
 	s := probeSkill(t, `read = ["workspace"]`)
-	_, declared, _ := Declared(s, "probe")
+	_, declared, _ := declaredOf(s, "probe")
 	ws := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a"), 0o644))
 	var log bytes.Buffer
@@ -173,7 +173,7 @@ func TestNothingCreatedBeforeRun(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := writeSkill(t, name, toml, map[string][]byte{"scripts/run.py": []byte("print(1)\n")})
-			_, declared, err := Declared(s, "run")
+			_, declared, err := declaredOf(s, "run")
 			require.NoError(t, err)
 			ws := t.TempDir()
 			_, err = r.RunScript(context.Background(), s, "run", &ScriptRun{

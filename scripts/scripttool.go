@@ -42,7 +42,7 @@ type ToolOptions struct {
 // [host.SkillToolName](s.Name, script), of source "skill" and plugin
 // s.Name. Its description is the script's (or else the skill's), its
 // input schema the script's input_schema file, read through os.Root and
-// bounded by [host.MaxSchemaSize], or [CommandLineSchema] if the script
+// bounded by [host.MaxSchemaSize], or commandLineSchema if the script
 // declares none.
 //
 // Call runs the script with [Runner.RunScript] under granted (or what
@@ -80,7 +80,7 @@ func ScriptTool(r *Runner, s *skills.Skill, script string, granted capabilities.
 			if sc.InputSchema != "" {
 				t.def.InputSchema, t.schemaErr = readSchema(filepath.Dir(s.Location), sc.InputSchema)
 			} else {
-				t.def.InputSchema, t.argv = CommandLineSchema, true
+				t.def.InputSchema, t.argv = commandLineSchema, true
 			}
 		}
 	}
@@ -98,17 +98,17 @@ type scriptTool struct {
 	argv      bool // no input schema: "args" and "stdin" of the input are the command line
 }
 
-// CommandLineSchema is the input schema of a script tool whose script
+// commandLineSchema is the input schema of a script tool whose script
 // declares none: most scripts are command-line programs, so the input's
 // "args" become the script's arguments and "stdin" its standard input.
 // Other keys are allowed and reach the script through the input host
 // function with the rest of the input.
-var CommandLineSchema = json.RawMessage(`{"type":"object","properties":{` +
+var commandLineSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"args":{"type":"array","items":{"type":"string"},"maxItems":256,"description":"the script's command-line arguments"},` +
 	`"stdin":{"type":"string","description":"text for the script's standard input"}}}`)
 
 // commandLine decodes the "args" and "stdin" of a command-line tool's
-// input (already checked against [CommandLineSchema]).
+// input (already checked against commandLineSchema).
 func commandLine(input json.RawMessage) (args []string, stdin io.Reader) {
 	var in struct {
 		Args  []string `json:"args"`
@@ -128,7 +128,7 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 		// The tool's own fault, for the caller to see: not a host failure.
 		return host.ErrorResult(fmt.Sprintf("%s:%s: its input schema cannot be read: %v", t.s.Name, t.script, t.schemaErr)), nil //nolint:nilerr // reported in the result
 	}
-	_, declared, err := Declared(t.s, t.script)
+	_, declared, err := declaredOf(t.s, t.script)
 	if err != nil {
 		return host.ErrorResult(err.Error()), nil //nolint:nilerr // the tool's own fault, reported in the result
 	}

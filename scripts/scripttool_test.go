@@ -45,7 +45,7 @@ args = ["echo"]
 	assert.Equal(t, "me", def.Plugin)
 	echoDef, _ := reg.Lookup("me__echo")
 	assert.Equal(t, "The me skill, for tests.", echoDef.Definition().Description)
-	assert.JSONEq(t, string(CommandLineSchema), string(echoDef.Definition().InputSchema), "no input_schema: a command-line tool")
+	assert.JSONEq(t, string(commandLineSchema), string(echoDef.Definition().InputSchema), "no input_schema: a command-line tool")
 
 	ctx := context.Background()
 	res, err := reg.Call(ctx, "me__hostcall", json.RawMessage(`{"mode":"all"}`))

@@ -118,7 +118,7 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 	if err != nil {
 		return nil, err
 	}
-	sc, _, err := Declared(s, script)
+	sc, _, err := declaredOf(s, script)
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeNotFound, "skill_run: %v", err)
 	}

@@ -104,7 +104,7 @@ func TestRunScriptHostFunctions(t *testing.T) {
 	ix := NewSkillIndex(r, []*skills.Skill{me, pdf}, nil)
 	ws := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "hello.txt"), []byte("hello from the workspace"), 0o644))
-	_, declared, err := Declared(me, "hostcall")
+	_, declared, err := declaredOf(me, "hostcall")
 	require.NoError(t, err)
 
 	run := func(t *testing.T, granted capabilities.Set) (map[string]string, string, []audit.Event) {
@@ -267,7 +267,7 @@ func TestRunScriptFetch(t *testing.T) {
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	s := writeSkill(t, "fetcher", "version = 1\n[capabilities]\nnet = [\""+addr+"\"]\n[scripts.title]\nmodule = \"scripts/title.wasm\"\n",
 		map[string][]byte{"scripts/title.wasm": fetchTitleModule(t)})
-	_, declared, err := Declared(s, "title")
+	_, declared, err := declaredOf(s, "title")
 	require.NoError(t, err)
 
 	run := func(granted capabilities.Set) (*sandbox.Result, string, string) {

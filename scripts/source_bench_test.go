@@ -74,7 +74,7 @@ func benchSource(b *testing.B, s *skills.Skill, script, lang string, mkRun func(
 	r := sourceRunner(b)
 	find := interpreters(b, lang)
 	ctx := context.Background()
-	_, declared, err := Declared(s, script)
+	_, declared, err := declaredOf(s, script)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func runSource(t *testing.T, s *skills.Skill, script, lang string, sr *ScriptRun
 		sr = &ScriptRun{}
 	}
 	if sr.Granted.IsZero() {
-		_, declared, err := Declared(s, script)
+		_, declared, err := declaredOf(s, script)
 		require.NoError(t, err)
 		sr.Granted = grant(t, declared)
 	}

@@ -28,15 +28,15 @@ func Catalog(skills []*Skill) []CatalogEntry {
 			Name:        s.Name,
 			Description: s.Description,
 			Location:    s.Location,
-			Tokens:      EstimateTokens(promptEntry(s)),
+			Tokens:      estimateTokens(promptEntry(s)),
 		}
 	}
 	return out
 }
 
-// EstimateTokens estimates the tokens of text as one per four characters,
+// estimateTokens estimates the tokens of text as one per four characters,
 // rounded up.
-func EstimateTokens(text string) int {
+func estimateTokens(text string) int {
 	return (utf8.RuneCountInString(text) + 3) / 4
 }
 

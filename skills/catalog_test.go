@@ -56,8 +56,8 @@ func TestCatalogEntries(t *testing.T) {
 }
 
 func TestEstimateTokens(t *testing.T) {
-	assert.Equal(t, 0, EstimateTokens(""))
-	assert.Equal(t, 1, EstimateTokens("abcd"))
-	assert.Equal(t, 2, EstimateTokens("abcde"))
-	assert.Equal(t, 1, EstimateTokens("éééé"), "counted in characters, not bytes")
+	assert.Equal(t, 0, estimateTokens(""))
+	assert.Equal(t, 1, estimateTokens("abcd"))
+	assert.Equal(t, 2, estimateTokens("abcde"))
+	assert.Equal(t, 1, estimateTokens("éééé"), "counted in characters, not bytes")
 }

@@ -11,8 +11,8 @@ import (
 
 // Bounds on [Skill.Digest], which reads every file of a skill.
 const (
-	MaxDigestEntries = MaxLinkScanEntries
-	MaxDigestBytes   = 1 << 30
+	maxDigestEntries = maxLinkScanEntries
+	maxDigestBytes   = 1 << 30
 )
 
 // Digest returns "sha256:HEX", a digest of everything in the skill's
@@ -23,7 +23,7 @@ const (
 // and any change to a file, a name or a link changes it. An operator pins
 // it in a policy (digest = "...") so a grant follows only these files.
 //
-// Digest is bounded by [MaxDigestEntries] and [MaxDigestBytes]; it reads
+// Digest is bounded (100,000 entries, 1 GiB of content); it reads
 // no special file (a FIFO, a device), recording only its kind.
 func (s *Skill) Digest() (string, error) {
 	if s.files == nil {
@@ -41,8 +41,8 @@ func (s *Skill) Digest() (string, error) {
 		if err != nil {
 			return err
 		}
-		if entries++; entries > MaxDigestEntries {
-			return fmt.Errorf("more than %d files and folders", MaxDigestEntries)
+		if entries++; entries > maxDigestEntries {
+			return fmt.Errorf("more than %d files and folders", maxDigestEntries)
 		}
 		t := d.Type()
 		switch {
@@ -55,7 +55,7 @@ func (s *Skill) Digest() (string, error) {
 			}
 			fmt.Fprintf(h, "link %q %q\n", p, target)
 		case t.IsRegular():
-			n, sum, err := hashFile(fsys, p, MaxDigestBytes-total)
+			n, sum, err := hashFile(fsys, p, maxDigestBytes-total)
 			if err != nil {
 				return err
 			}
@@ -86,7 +86,7 @@ func hashFile(fsys fs.FS, p string, limit int64) (int64, []byte, error) {
 		return 0, nil, err
 	}
 	if n > limit {
-		return 0, nil, fmt.Errorf("the skill's files hold more than %d MiB", MaxDigestBytes>>20)
+		return 0, nil, fmt.Errorf("the skill's files hold more than %d MiB", maxDigestBytes>>20)
 	}
 	return n, h.Sum(nil), nil
 }

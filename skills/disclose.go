@@ -11,8 +11,8 @@ import (
 
 // Bounds on what disclosure reads from a skill folder.
 const (
-	// MaxResourceSize bounds one level-3 read.
-	MaxResourceSize = 8 << 20
+	// maxResourceSize bounds one level-3 read.
+	maxResourceSize = 8 << 20
 	// MaxListedFiles bounds the file list returned on activation.
 	MaxListedFiles = 1000
 	// maxListDepth bounds how deep activation lists directories.
@@ -90,7 +90,7 @@ func (s *Skill) Files() (files []string, truncated bool, err error) {
 // name is a slash-separated path relative to the skill root, such as
 // "references/forms.md". Absolute paths, ".." and symlinks leading outside
 // the skill fail with an error matching [ErrOutsideSkill]; files over
-// MaxResourceSize fail without being read whole.
+// maxResourceSize fail without being read whole.
 func (s *Skill) ReadResource(name string) ([]byte, error) {
 	clean, err := resourcePath(name)
 	if err != nil {
@@ -104,12 +104,12 @@ func (s *Skill) ReadResource(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer closer.Close()
-	data, err := readBounded(fsys, clean, MaxResourceSize)
+	data, err := readBounded(fsys, clean, maxResourceSize)
 	switch {
 	case err == nil:
 		return data, nil
 	case errors.Is(err, errTooLarge):
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("file is larger than the %d MiB limit", MaxResourceSize>>20)}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("file is larger than the %d MiB limit", maxResourceSize>>20)}
 	case isEscape(err):
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrOutsideSkill}
 	}

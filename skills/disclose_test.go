@@ -21,7 +21,7 @@ func loadedSkill(t *testing.T) (*Skill, string) {
 		"references/forms.md": "# Forms\n",
 		"assets/logo.svg":     "<svg/>",
 		".git/config":         "hidden",
-		"big.bin":             strings.Repeat("x", MaxResourceSize+1),
+		"big.bin":             strings.Repeat("x", maxResourceSize+1),
 	})
 	require.NoError(t, os.Symlink("forms.md", filepath.Join(dir, "references", "inside.md")))
 	s, err := LoadDir(dir, nil)

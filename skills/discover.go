@@ -62,11 +62,11 @@ func DefaultRoots(projectDir string) []Root {
 
 // Bounds on discovery, which walks directories the user may not control.
 const (
-	// MaxDiscoverDepth is how far below a root skills are looked for
+	// maxDiscoverDepth is how far below a root skills are looked for
 	// (root/skill, root/group/skill, root/a/b/skill).
-	MaxDiscoverDepth = 3
-	// MaxDiscoverEntries bounds the directory entries one scan visits.
-	MaxDiscoverEntries = 100_000
+	maxDiscoverDepth = 3
+	// maxDiscoverEntries bounds the directory entries one scan visits.
+	maxDiscoverEntries = 100_000
 )
 
 // A Discovery is the result of scanning roots: the skills kept, in
@@ -82,7 +82,7 @@ type Discovery struct {
 // Discover finds and loads skills under roots, in the order given, which
 // is also their precedence. A root may itself be a skill (a directory with
 // SKILL.md, or a .zip); otherwise its subdirectories are searched, up to
-// MaxDiscoverDepth levels, not descending into hidden directories,
+// maxDiscoverDepth levels, not descending into hidden directories,
 // node_modules, or a skill once found. Skills are loaded leniently unless
 // o.Strict.
 //
@@ -100,7 +100,7 @@ func Discover(roots []Root, o *LoadOptions) *Discovery {
 	}
 	byName := map[string]kept{}
 	claims := map[string][]*Skill{} // every skill claiming a name, by key
-	budget := MaxDiscoverEntries
+	budget := maxDiscoverEntries
 	for _, r := range roots {
 		paths, ps := findSkillPaths(r.Dir, &budget)
 		d.Problems = append(d.Problems, ps...)
@@ -187,7 +187,7 @@ func findSkillPaths(dir string, budget *int) ([]string, Problems) {
 			out = append(out, d)
 			return
 		}
-		if depth == MaxDiscoverDepth {
+		if depth == maxDiscoverDepth {
 			return
 		}
 		entries, err := os.ReadDir(d)
@@ -200,7 +200,7 @@ func findSkillPaths(dir string, budget *int) ([]string, Problems) {
 			if *budget--; *budget < 0 {
 				if *budget == -1 {
 					ps = append(ps, Problem{Severity: Warning, File: dir,
-						Message: fmt.Sprintf("stopped after %d directory entries; point skillrun at a narrower folder", MaxDiscoverEntries)})
+						Message: fmt.Sprintf("stopped after %d directory entries; point skillrun at a narrower folder", maxDiscoverEntries)})
 				}
 				return
 			}
@@ -259,7 +259,7 @@ func FindSkills(p string) Found {
 		}
 		return Found{Paths: []string{p}}
 	}
-	budget := MaxDiscoverEntries
+	budget := maxDiscoverEntries
 	paths, ps := findSkillPaths(p, &budget)
 	return Found{Paths: paths, Problems: ps}
 }

@@ -9,13 +9,13 @@ import (
 // Bounds on untrusted SKILL.md input. The largest real SKILL.md we have seen
 // is 74 KB; the bounds leave room while keeping a hostile file cheap to refuse.
 const (
-	// MaxSkillFileSize bounds SKILL.md, frontmatter and body together.
+	// maxSkillFileSize bounds SKILL.md, frontmatter and body together.
 	// The frontmatter has no bound of its own: the reference validator
 	// accepts any within the file, and what makes YAML costly (aliases,
-	// depth) is refused by the dialect and MaxYAMLDepth.
-	MaxSkillFileSize = 1 << 20
-	// MaxYAMLDepth bounds nesting of mappings and sequences in frontmatter.
-	MaxYAMLDepth = 32
+	// depth) is refused by the dialect and maxYAMLDepth.
+	maxSkillFileSize = 1 << 20
+	// maxYAMLDepth bounds nesting of mappings and sequences in frontmatter.
+	maxYAMLDepth = 32
 )
 
 // Problem codes for frontmatter syntax. Codes are stable identifiers that
@@ -36,7 +36,7 @@ const (
 	CodeYAMLComplexKey = frontyaml.CodeYAMLComplexKey
 )
 
-var skillLimits = frontyaml.Limits{Name: "SKILL.md", File: MaxSkillFileSize, Frontmatter: MaxSkillFileSize, Depth: MaxYAMLDepth}
+var skillLimits = frontyaml.Limits{Name: "SKILL.md", File: maxSkillFileSize, Frontmatter: maxSkillFileSize, Depth: maxYAMLDepth}
 
 // frontmatterDoc is SKILL.md split in two: the YAML frontmatter as a node
 // tree (so every value keeps its line) and the Markdown body.

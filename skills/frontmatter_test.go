@@ -29,7 +29,7 @@ func TestFrontmatterSyntax(t *testing.T) {
 		{"duplicate key", "---\nname: a\ndescription: d\nname: b\n---\n", CodeYAMLDuplicate, 4},
 		{"complex key", "---\n? [a, b]\n: c\n---\n", CodeYAMLComplexKey, 2},
 		{"invalid utf-8", "---\nname: a\ndescription: \xff\xfe\n---\n", CodeEncoding, 3},
-		{"too large", "---\nname: a\n---\n" + strings.Repeat("x", MaxSkillFileSize), CodeTooLarge, 0},
+		{"too large", "---\nname: a\n---\n" + strings.Repeat("x", maxSkillFileSize), CodeTooLarge, 0},
 		{"ok frontmatter over 64 KiB", "---\nname: a\ndescription: d\nmetadata:\n  notes: " + strings.Repeat("x", 100<<10) + "\n---\n", "", 0},
 		{"ok with CR only", "---\rname: a\rdescription: d\r---\rbody\r", "", 0},
 		{"ok", "---\nname: a\ndescription: d\n---\nbody\n", "", 0},

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// MaxLinkScanEntries bounds the files and folders [checkLinks] visits in
+// maxLinkScanEntries bounds the files and folders [checkLinks] visits in
 // one skill. A skill with more is refused rather than half checked.
-const MaxLinkScanEntries = 100_000
+const maxLinkScanEntries = 100_000
 
 // checkLinks finds the symbolic links in a skill that lead out of its
 // folder, through an absolute target, a ".." that climbs above the folder,
@@ -26,9 +26,9 @@ func checkLinks(fsys fs.FS, display string) Problems {
 		if err != nil {
 			return nil //nolint:nilerr // an unreadable folder has nothing to follow
 		}
-		if n++; n > MaxLinkScanEntries {
+		if n++; n > maxLinkScanEntries {
 			ps = append(ps, Problem{File: display, Code: CodeTooManyFiles,
-				Message: fmt.Sprintf("the skill has more than %d files and folders; skillrun checks every one for links leading out, and refuses larger skills", MaxLinkScanEntries)})
+				Message: fmt.Sprintf("the skill has more than %d files and folders; skillrun checks every one for links leading out, and refuses larger skills", maxLinkScanEntries)})
 			return fs.SkipAll
 		}
 		if d.Type()&fs.ModeSymlink == 0 {

@@ -170,10 +170,10 @@ func load(src fileSource, display, dirName string, location func(string) string,
 		return nil, &LoadError{Dir: display, Problems: ps}
 	}
 	file := joinDisplay(display, fileName)
-	data, err := readBounded(fsys, fileName, MaxSkillFileSize)
+	data, err := readBounded(fsys, fileName, maxSkillFileSize)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
-			ps := Problems{{File: file, Code: CodeTooLarge, Message: fmt.Sprintf("SKILL.md is larger than the %d KiB limit", MaxSkillFileSize>>10)}}
+			ps := Problems{{File: file, Code: CodeTooLarge, Message: fmt.Sprintf("SKILL.md is larger than the %d KiB limit", maxSkillFileSize>>10)}}
 			grade(ps, o.strict())
 			return nil, &LoadError{Dir: display, Problems: ps}
 		}
@@ -182,7 +182,7 @@ func load(src fileSource, display, dirName string, location func(string) string,
 	s, ps := parseSkillMD(data, file, dirName)
 
 	mfile := joinDisplay(display, ManifestFile)
-	if mdata, err := readBounded(fsys, ManifestFile, MaxManifestSize); err == nil {
+	if mdata, err := readBounded(fsys, ManifestFile, maxManifestSize); err == nil {
 		m, mps := ParseManifest(mdata, mfile)
 		for i := range mps {
 			if mps[i].Code == "" {
@@ -197,7 +197,7 @@ func load(src fileSource, display, dirName string, location func(string) string,
 			s.Manifest = m
 		}
 	} else if errors.Is(err, errTooLarge) {
-		ps = append(ps, Problem{File: mfile, Code: CodeManifest, Message: fmt.Sprintf("skill.toml is larger than the %d KiB limit", MaxManifestSize>>10)})
+		ps = append(ps, Problem{File: mfile, Code: CodeManifest, Message: fmt.Sprintf("skill.toml is larger than the %d KiB limit", maxManifestSize>>10)})
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		ps = append(ps, Problem{File: mfile, Code: CodeManifest, Message: fmt.Sprintf("reading skill.toml: %v", err)})
 	}

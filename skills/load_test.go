@@ -114,7 +114,7 @@ func TestLoadFS(t *testing.T) {
 
 func TestLoadOversizeSkillMD(t *testing.T) {
 	dir := writeTree(t, filepath.Join(t.TempDir(), "big"), map[string]string{
-		"SKILL.md": skillMD("big", "d") + strings.Repeat("x", MaxSkillFileSize),
+		"SKILL.md": skillMD("big", "d") + strings.Repeat("x", maxSkillFileSize),
 	})
 	_, err := LoadDir(dir, nil)
 	var le *LoadError

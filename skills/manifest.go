@@ -20,9 +20,9 @@ import (
 	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
-// MaxManifestSize bounds skill.toml (untrusted input). Real manifests are a
+// maxManifestSize bounds skill.toml (untrusted input). Real manifests are a
 // few KiB; the bound stops a hostile skill from making parsing expensive.
-const MaxManifestSize = 256 << 10
+const maxManifestSize = 256 << 10
 
 // A Manifest is a parsed skill.toml: the optional file beside SKILL.md that
 // makes a skill runnable. It lists the skill's scripts, what each may touch
@@ -58,8 +58,8 @@ const (
 	KindSource ScriptKind = "source"
 )
 
-// DefaultExport is the export called on an Extism plugin that names none.
-const DefaultExport = "run"
+// defaultExport is the export called on an Extism plugin that names none.
+const defaultExport = "run"
 
 // A Script is one runnable entry of a skill: a [scripts.NAME] table.
 // Exactly one of Module, Plugin and Source is set; Kind says which.
@@ -75,7 +75,7 @@ type Script struct {
 	Module string `toml:"module" json:"module,omitempty"`
 	// Plugin is the Extism plugin's path inside the skill folder.
 	Plugin string `toml:"plugin" json:"plugin,omitempty"`
-	// Export is the plugin function to call; [DefaultExport] when unset.
+	// Export is the plugin function to call; "run" when unset.
 	Export string `toml:"export" json:"export,omitempty"`
 	// Source is the script file's path inside the skill folder.
 	Source string `toml:"source" json:"source,omitempty"`
@@ -174,9 +174,9 @@ func (m *Manifest) ScriptNames() []string {
 // Paths are checked lexically; whether they exist, or lead outside the
 // skill through a symlink, is for the loader to check against real files.
 func ParseManifest(data []byte, file string) (*Manifest, Problems) {
-	if len(data) > MaxManifestSize {
+	if len(data) > maxManifestSize {
 		return nil, Problems{{File: file, Message: fmt.Sprintf(
-			"skill.toml is %d bytes; the limit is %d KiB", len(data), MaxManifestSize>>10)}}
+			"skill.toml is %d bytes; the limit is %d KiB", len(data), maxManifestSize>>10)}}
 	}
 	if !utf8.Valid(data) {
 		bad := 0
@@ -502,10 +502,10 @@ func (d *manifestDecoder) checkScript(name string, s *Script) {
 		if !hasPlugin {
 			d.add(sub("export"), "%s: export applies only to plugin scripts", sub("export"))
 		} else if s.Export == "" {
-			d.add(sub("export"), "%s: must not be empty; omit it to call %q", sub("export"), DefaultExport)
+			d.add(sub("export"), "%s: must not be empty; omit it to call %q", sub("export"), defaultExport)
 		}
 	} else if s.Kind == KindExtism {
-		s.Export = DefaultExport
+		s.Export = defaultExport
 	}
 
 	if b := s.Build; b != nil {

@@ -86,7 +86,7 @@ func TestParseManifestKinds(t *testing.T) {
 				InputSchema:  "schemas/convert.input.json",
 				OutputSchema: "schemas/convert.output.json",
 			},
-			"hello": {Name: "hello", Kind: KindExtism, Plugin: "plugins/hello.wasm", Export: DefaultExport},
+			"hello": {Name: "hello", Kind: KindExtism, Plugin: "plugins/hello.wasm", Export: defaultExport},
 			"report": {
 				Name: "report", Kind: KindSource,
 				Source: "scripts/report.py",
@@ -354,8 +354,8 @@ func TestParseManifestUndecodable(t *testing.T) {
 	}{
 		{
 			name: "too large",
-			src:  "# " + strings.Repeat("x", MaxManifestSize),
-			want: Problem{File: "f", Message: fmt.Sprintf("skill.toml is %d bytes; the limit is 256 KiB", MaxManifestSize+2)},
+			src:  "# " + strings.Repeat("x", maxManifestSize),
+			want: Problem{File: "f", Message: fmt.Sprintf("skill.toml is %d bytes; the limit is 256 KiB", maxManifestSize+2)},
 		},
 		{
 			name: "invalid UTF-8",
@@ -447,8 +447,8 @@ func TestParseManifestNestingLimit(t *testing.T) {
 }
 
 func TestParseManifestMaxSizeAccepted(t *testing.T) {
-	src := "version = 1\n# " + strings.Repeat("x", MaxManifestSize-len("version = 1\n# ")-1) + "\n"
-	if len(src) != MaxManifestSize {
+	src := "version = 1\n# " + strings.Repeat("x", maxManifestSize-len("version = 1\n# ")-1) + "\n"
+	if len(src) != maxManifestSize {
 		t.Fatalf("test input is %d bytes", len(src))
 	}
 	if m, ps := ParseManifest([]byte(src), "f"); m == nil || len(ps) > 0 {

@@ -12,15 +12,15 @@ import (
 // SearchOptions.Limit is zero.
 const DefaultSearchLimit = 10
 
-// MaxRegexpLen bounds a regular-expression query in bytes. The query is
+// maxRegexpLen bounds a regular-expression query in bytes. The query is
 // untrusted input (it may come from a model or an MCP client), so its size
 // is bounded; its running time needs no bound beyond that, because Go's
 // regexp (RE2) matches in time linear in the input and never backtracks.
-const MaxRegexpLen = 1 << 10
+const maxRegexpLen = 1 << 10
 
-// ErrEmptyQuery is returned by Index.Search for a query that is empty or
-// only white space.
-var ErrEmptyQuery = errors.New("skills: empty search query")
+// ErrEmptyQuery is returned by [Index.Search], and by the tool search of
+// package host, for a query that is empty or only white space.
+var ErrEmptyQuery = errors.New("empty search query")
 
 // The fields a skill is searched by. A word in the name is the strongest
 // evidence that a skill is about it; triggers are discovery words the author
@@ -63,17 +63,18 @@ type Result struct {
 	Skill       *Skill  `json:"-"`
 }
 
-// SearchOptions configures Index.Search. A nil *SearchOptions means
-// defaults.
+// SearchOptions configures a search: of skills ([Index.Search]) or of
+// tools (the registry of package host), which share the index code. A nil
+// *SearchOptions means defaults.
 type SearchOptions struct {
-	// Limit is the most results to return: 0 means DefaultSearchLimit, and
-	// a negative Limit means every skill that matches.
+	// Limit is the most results to return: 0 means [DefaultSearchLimit],
+	// and a negative Limit means every match.
 	Limit int
 	// Regex makes the query a Go regular expression (RE2 syntax), matched
-	// case-insensitively against the name, the description and each
-	// trigger; (?-i) in the pattern makes case matter again. A skill
-	// scores the sum of the weights of the fields that match (name 3,
-	// triggers 2, description 1); the body is not matched.
+	// case-insensitively against each field; (?-i) in the pattern makes
+	// case matter again. A result scores the sum of the weights of the
+	// fields that match: for a skill name 3, triggers 2, description 1
+	// (the body is not matched); for a tool, see the host's search.
 	Regex bool
 }
 
@@ -131,7 +132,7 @@ func (ix *Index) Search(query string, o *SearchOptions) ([]Result, error) {
 		return nil, ErrEmptyQuery
 	}
 
-	scores, err := ix.bm25.Query(query, opts.Regex, MaxRegexpLen)
+	scores, err := ix.bm25.Query(query, opts.Regex, maxRegexpLen)
 	if err != nil {
 		return nil, fmt.Errorf("skills: %w", err)
 	}

@@ -228,7 +228,7 @@ func TestIndexSearchRegexErrors(t *testing.T) {
 		{"(pdf", []string{`"(pdf"`, "missing closing )"}},
 		{"a**", []string{`"a**"`, "invalid nested repetition operator"}},
 		{`\p{Nope}`, []string{"invalid character class range"}},
-		{strings.Repeat("a", MaxRegexpLen+1), []string{"1025 bytes", "1024-byte limit"}},
+		{strings.Repeat("a", maxRegexpLen+1), []string{"1025 bytes", "1024-byte limit"}},
 	}
 	for _, tt := range tests {
 		_, err := ix.Search(tt.query, &SearchOptions{Regex: true})
@@ -246,9 +246,9 @@ func TestIndexSearchRegexErrors(t *testing.T) {
 		}
 	}
 	// At the limit is fine, and the same text is a harmless word query.
-	long := strings.Repeat("a", MaxRegexpLen)
+	long := strings.Repeat("a", maxRegexpLen)
 	if _, err := ix.Search(long, &SearchOptions{Regex: true}); err != nil {
-		t.Errorf("regexp of %d bytes: %v", MaxRegexpLen, err)
+		t.Errorf("regexp of %d bytes: %v", maxRegexpLen, err)
 	}
 	if _, err := ix.Search("(pdf", nil); err != nil {
 		t.Errorf("word query %q: %v", "(pdf", err)

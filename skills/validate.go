@@ -14,9 +14,9 @@ import (
 // Limits from the Agent Skills specification, counted in Unicode code
 // points as the reference validator counts them.
 const (
-	MaxNameLength          = 64
-	MaxDescriptionLength   = 1024
-	MaxCompatibilityLength = 500
+	maxNameLength          = 64
+	maxDescriptionLength   = 1024
+	maxCompatibilityLength = 500
 )
 
 // Problem codes for the field rules of the specification.
@@ -130,8 +130,8 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		// (trimmed), which is what the reference prints in the catalog.
 		s.Name = trimSpace(v)
 		name := norm.NFKC.String(s.Name)
-		if c := utf8.RuneCountInString(name); c > MaxNameLength {
-			add(CodeNameTooLong, "name", n, "skill name %q exceeds %d character limit (%d chars)", s.Name, MaxNameLength, c)
+		if c := utf8.RuneCountInString(name); c > maxNameLength {
+			add(CodeNameTooLong, "name", n, "skill name %q exceeds %d character limit (%d chars)", s.Name, maxNameLength, c)
 		}
 		if name != strings.ToLower(name) {
 			add(CodeNameCase, "name", n, "skill name %q must be lowercase", s.Name)
@@ -159,8 +159,8 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		add(CodeDescriptionMissing, "description", n, "field 'description' must be a non-empty string")
 	} else {
 		s.Description = trimSpace(v)
-		if c := utf8.RuneCountInString(v); c > MaxDescriptionLength {
-			add(CodeDescriptionTooLong, "description", n, "description exceeds %d character limit (%d chars)", MaxDescriptionLength, c)
+		if c := utf8.RuneCountInString(v); c > maxDescriptionLength {
+			add(CodeDescriptionTooLong, "description", n, "description exceeds %d character limit (%d chars)", maxDescriptionLength, c)
 		}
 	}
 
@@ -170,8 +170,8 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 			add(CodeCompatibility, "compatibility", n, "field 'compatibility' must be a string")
 		} else {
 			s.Compatibility = v
-			if c := utf8.RuneCountInString(v); c > MaxCompatibilityLength {
-				add(CodeCompatibility, "compatibility", n, "compatibility exceeds %d character limit (%d chars)", MaxCompatibilityLength, c)
+			if c := utf8.RuneCountInString(v); c > maxCompatibilityLength {
+				add(CodeCompatibility, "compatibility", n, "compatibility exceeds %d character limit (%d chars)", maxCompatibilityLength, c)
 			}
 		}
 	}

@@ -23,16 +23,16 @@ import (
 // limit is checked against the central directory before any entry is
 // decompressed, and again against the bytes that actually come out.
 const (
-	// MaxZipFiles is the most entries an archive may hold.
-	MaxZipFiles = 10_000
-	// MaxZipTotalSize bounds the sum of the entries' uncompressed sizes.
-	MaxZipTotalSize = 256 << 20
-	// MaxZipFileSize bounds the uncompressed size of one entry.
-	MaxZipFileSize = 64 << 20
-	// MaxZipRatio is the uncompressed/compressed ratio beyond which an
+	// maxZipFiles is the most entries an archive may hold.
+	maxZipFiles = 10_000
+	// maxZipTotalSize bounds the sum of the entries' uncompressed sizes.
+	maxZipTotalSize = 256 << 20
+	// maxZipFileSize bounds the uncompressed size of one entry.
+	maxZipFileSize = 64 << 20
+	// maxZipRatio is the uncompressed/compressed ratio beyond which an
 	// entry larger than 1 MiB is treated as a decompression bomb. Ordinary
 	// text compresses 3–10×; deflate cannot exceed about 1032×.
-	MaxZipRatio = 200
+	maxZipRatio = 200
 )
 
 const (
@@ -140,7 +140,7 @@ func LoadZipReader(r io.ReaderAt, size int64, name string, o *LoadOptions) (*Ski
 		// usable reader; checkZip reports the offending entry itself.
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
-	entries, err := checkZip(zr.File, label, MaxZipFiles)
+	entries, err := checkZip(zr.File, label, maxZipFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -227,14 +227,14 @@ func checkZip(files []*zip.File, archive string, maxFiles int) ([]zipEntry, erro
 		case dir && u != 0:
 			return nil, reject(f.Name, "directory entry declares %d bytes of data", u)
 		case dir:
-		case u > MaxZipFileSize:
-			return nil, reject(f.Name, "uncompressed size %d bytes is over the %d MiB limit for one file", u, MaxZipFileSize>>20)
-		case u > zipRatioFloor && (f.CompressedSize64 == 0 || u/f.CompressedSize64 > MaxZipRatio):
-			return nil, reject(f.Name, "compression ratio %d:1 is over %d:1, treated as a decompression bomb", u/max(f.CompressedSize64, 1), MaxZipRatio)
+		case u > maxZipFileSize:
+			return nil, reject(f.Name, "uncompressed size %d bytes is over the %d MiB limit for one file", u, maxZipFileSize>>20)
+		case u > zipRatioFloor && (f.CompressedSize64 == 0 || u/f.CompressedSize64 > maxZipRatio):
+			return nil, reject(f.Name, "compression ratio %d:1 is over %d:1, treated as a decompression bomb", u/max(f.CompressedSize64, 1), maxZipRatio)
 		}
 		total += u
-		if total > MaxZipTotalSize {
-			return nil, reject(f.Name, "total uncompressed size reaches %d bytes, over the %d MiB limit", total, MaxZipTotalSize>>20)
+		if total > maxZipTotalSize {
+			return nil, reject(f.Name, "total uncompressed size reaches %d bytes, over the %d MiB limit", total, maxZipTotalSize>>20)
 		}
 		if !dir {
 			if f.Flags&0x1 != 0 {
@@ -353,9 +353,9 @@ func extractZip(entries []zipEntry, root, archive string) (memFS, error) {
 			return nil, err
 		}
 		total += int64(len(data))
-		if total > MaxZipTotalSize {
+		if total > maxZipTotalSize {
 			return nil, &unsafeZipError{archive: archive, entry: e.f.Name,
-				reason: fmt.Sprintf("total extracted size is over the %d MiB limit", MaxZipTotalSize>>20)}
+				reason: fmt.Sprintf("total extracted size is over the %d MiB limit", maxZipTotalSize>>20)}
 		}
 		perm := fs.FileMode(0o444)
 		if e.f.Mode()&0o111 != 0 {
@@ -384,7 +384,7 @@ func readZipEntry(f *zip.File, archive string) ([]byte, error) {
 		defer fr.Close()
 		rc = fr
 	}
-	declared := int64(f.UncompressedSize64) // ≤ MaxZipFileSize, checked
+	declared := int64(f.UncompressedSize64) // ≤ maxZipFileSize, checked
 	data, err := io.ReadAll(io.LimitReader(rc, declared+1))
 	if int64(len(data)) > declared {
 		return nil, &unsafeZipError{archive: archive, entry: f.Name,

@@ -23,7 +23,7 @@ import (
 //     folder, and holds exactly the bytes of the entry of that name (no
 //     lying header, no "..", no symlink, no second entry differing only in
 //     case gets through);
-//   - memory is bounded: the extracted bytes stay within MaxZipTotalSize
+//   - memory is bounded: the extracted bytes stay within maxZipTotalSize
 //     and loading allocates at most a fixed amount plus a multiple of the
 //     archive's size, so a bomb cannot get past the header checks.
 //
@@ -124,8 +124,8 @@ func checkZipSkill(t *testing.T, s *Skill, entries map[string][]byte) {
 	if err != nil {
 		t.Fatalf("walking the loaded skill: %v", err)
 	}
-	if total > MaxZipTotalSize {
-		t.Fatalf("extracted %d bytes, over MaxZipTotalSize", total)
+	if total > maxZipTotalSize {
+		t.Fatalf("extracted %d bytes, over maxZipTotalSize", total)
 	}
 }
 

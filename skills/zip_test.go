@@ -190,12 +190,12 @@ func TestLoadZipRejectsUnsafe(t *testing.T) {
 			entry: "a/b", reason: `inside entry "a", which is a file`},
 		{name: "too many files", entries: []zipTestEntry{skill},
 			raw: func(t *testing.T, w *zip.Writer) {
-				for i := range MaxZipFiles {
+				for i := range maxZipFiles {
 					_, err := w.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("f%05d", i), Method: zip.Store})
 					require.NoError(t, err)
 				}
 			},
-			entry: fmt.Sprintf("f%05d", MaxZipFiles-1), reason: "more than the limit of 10000"},
+			entry: fmt.Sprintf("f%05d", maxZipFiles-1), reason: "more than the limit of 10000"},
 		{name: "bomb", entries: []zipTestEntry{skill},
 			raw: func(t *testing.T, w *zip.Writer) {
 				zipTestRaw(t, w, &zip.FileHeader{Name: "zeros.bin", Method: zip.Deflate, CRC32: zeroCRC.Sum32(),
