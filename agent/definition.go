@@ -72,7 +72,7 @@ var reasoningEfforts = []string{"minimal", "low", "medium", "high"}
 
 // A Definition is one agent: its settings from the frontmatter, its system
 // prompt from the Markdown body, and where it came from. A Definition is
-// plain data; once it is shared (in a [Set]) it must not be modified.
+// plain data; once it is shared (in a [Roster]) it must not be modified.
 type Definition struct {
 	// Name identifies the agent: lowercase letters, digits and single
 	// hyphens, at most 64 bytes.
@@ -103,7 +103,7 @@ type Definition struct {
 }
 
 // QualifiedName returns "<plugin>:<name>" for a plugin agent and the bare
-// name otherwise. [Set.Lookup] accepts both forms.
+// name otherwise. [Roster.Lookup] accepts both forms.
 func (d *Definition) QualifiedName() string {
 	if d.Source == SourcePlugin {
 		return d.Plugin + ":" + d.Name

@@ -46,10 +46,10 @@
 //
 // Definitions come from three [Source]s, highest first: the user's own
 // directory ([SourceUser]), a skill pack or plugin ([SourcePlugin]) and
-// skillrun itself ([SourceBuiltin]). [NewSet] resolves name collisions: the
+// skillrun itself ([SourceBuiltin]). [NewRoster] resolves name collisions: the
 // higher source wins and the override is logged. Agents of different
 // plugins may share a name; all are kept, each addressable as
-// "<plugin>:<name>", and [Set.Lookup] of the bare name finds the first.
+// "<plugin>:<name>", and [Roster.Lookup] of the bare name finds the first.
 // [Definition.PoolKey] keeps their state apart.
 //
 // # Tool scoping

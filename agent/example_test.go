@@ -57,7 +57,7 @@ func ExampleBuiltin() {
 	// general builtin true
 }
 
-func ExampleNewSet() {
+func ExampleNewRoster() {
 	parse := func(name string, src agent.Source, plugin, file string) *agent.Definition {
 		d, err := agent.ParseDefinition([]byte("---\nname: "+name+"\n---\n"), file, src, plugin)
 		if err != nil {
@@ -73,7 +73,7 @@ func ExampleNewSet() {
 			return a
 		},
 	}))
-	set := agent.NewSet(logger,
+	set := agent.NewRoster(logger,
 		parse("general", agent.SourceBuiltin, "", "builtin/general.md"),
 		parse("general", agent.SourceUser, "", "user/general.md"),
 		parse("general", agent.SourcePlugin, "alpha", "alpha/general.md"),

@@ -95,7 +95,7 @@ func boundHistory(h []Message, limit int) []Message {
 			continue
 		}
 		m := out[i]
-		res := make([]ToolResult, len(m.ToolResults))
+		res := make([]ToolOutput, len(m.ToolResults))
 		copy(res, m.ToolResults)
 		other := historySize(out) - messageSize(m)
 		share := max((limit-other)/len(res)-maxKeptName, 0)

@@ -6,17 +6,17 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 )
 
-// Decision is the answer to a [PermissionRequest].
-type Decision string
+// Answer is the answer to a [PermissionRequest].
+type Answer string
 
 const (
 	// AllowOnce grants what was asked for this one call.
-	AllowOnce Decision = "allow_once"
+	AllowOnce Answer = "allow_once"
 	// AllowAlways grants it for the rest of the session.
-	AllowAlways Decision = "allow_always"
+	AllowAlways Answer = "allow_always"
 	// Deny refuses it: the call gets an error result and the script does
 	// not run.
-	Deny Decision = "deny"
+	Deny Answer = "deny"
 )
 
 // A PermissionRequest is a skill's script asking, through a model's tool
@@ -31,12 +31,12 @@ type PermissionRequest struct {
 // An Asker decides permission requests, usually by asking a person in a
 // terminal. Ask is called with one request at a time.
 type Asker interface {
-	Ask(ctx context.Context, req PermissionRequest) (Decision, error)
+	Ask(ctx context.Context, req PermissionRequest) (Answer, error)
 }
 
 // AskerFunc adapts a function to [Asker].
-type AskerFunc func(ctx context.Context, req PermissionRequest) (Decision, error)
+type AskerFunc func(ctx context.Context, req PermissionRequest) (Answer, error)
 
-func (f AskerFunc) Ask(ctx context.Context, req PermissionRequest) (Decision, error) {
+func (f AskerFunc) Ask(ctx context.Context, req PermissionRequest) (Answer, error) {
 	return f(ctx, req)
 }

@@ -39,7 +39,7 @@ type Message struct {
 	Role        Role         `json:"role"`
 	Text        string       `json:"text,omitempty"`
 	ToolCalls   []ToolCall   `json:"tool_calls,omitempty"`
-	ToolResults []ToolResult `json:"tool_results,omitempty"`
+	ToolResults []ToolOutput `json:"tool_results,omitempty"`
 }
 
 // A ToolCall is the model asking to run a tool.
@@ -52,8 +52,8 @@ type ToolCall struct {
 	Input json.RawMessage `json:"input"`
 }
 
-// A ToolResult answers one [ToolCall].
-type ToolResult struct {
+// A ToolOutput answers one [ToolCall].
+type ToolOutput struct {
 	CallID  string `json:"call_id"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`

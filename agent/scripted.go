@@ -228,7 +228,7 @@ func (s *scripted) Complete(ctx context.Context, req *Request) (*Response, error
 		return nil, err
 	}
 	n := 0
-	var last []ToolResult
+	var last []ToolOutput
 	for _, m := range req.Messages {
 		if m.Role == RoleAssistant {
 			n++

@@ -107,7 +107,7 @@ func (l Limits) withDefaults() Limits {
 // A Session is an agent loop: the model gets the task, the agent's
 // system prompt with the skills catalog (level 1), and tools; it calls
 // tools, gets their results, and goes on until it answers or a limit
-// ends the session. Everything that happens is an [Event] in the
+// ends the session. Everything that happens is a [TranscriptEvent] in the
 // transcript.
 //
 // The tools are: skill_search, skill_activate and skill_read (levels 1 to
@@ -160,7 +160,7 @@ type Session struct {
 	Transcript *Transcript
 	// Observe, if set, sees every event as it is recorded (a live view).
 	// It is called from the session's goroutines, one event at a time.
-	Observe func(Event)
+	Observe func(TranscriptEvent)
 
 	// Skipped is what the caller left out of Tools because it was broken
 	// (an MCP server that did not start, a tool whose name the registry
@@ -328,7 +328,7 @@ var builtinGeneral = sync.OnceValue(func() *Definition {
 })
 
 // emit records e in the transcript and shows it to the observer.
-func (r *run) emit(e Event) {
+func (r *run) emit(e TranscriptEvent) {
 	e = r.tr.record(e)
 	if r.s.Observe != nil {
 		r.s.Observe(e)
@@ -367,7 +367,7 @@ func (r *run) load(names []string, via string) []string {
 	}
 	r.mu.Unlock()
 	if len(added) > 0 {
-		r.emit(Event{Type: EventToolsLoaded, Tools: added, Via: via})
+		r.emit(TranscriptEvent{Type: EventToolsLoaded, Tools: added, Via: via})
 	}
 	return added
 }
@@ -404,10 +404,10 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 	for _, t := range r.toolSpecs() {
 		offered = append(offered, t.Name)
 	}
-	r.emit(Event{Type: EventSessionStart, Task: task, Provider: r.s.Provider.Name(), Model: r.model(),
+	r.emit(TranscriptEvent{Type: EventSessionStart, Task: task, Provider: r.s.Provider.Name(), Model: r.model(),
 		Agent: r.def.QualifiedName(), Tools: offered, Skills: names})
 	for _, sk := range slices.Concat(r.s.Skipped, r.skipped) {
-		r.emit(Event{Type: EventToolSkipped, Tool: Truncate(sk.Name, 256), Error: Truncate(sk.Reason, maxTranscriptContent)})
+		r.emit(TranscriptEvent{Type: EventToolSkipped, Tool: Truncate(sk.Name, 256), Error: Truncate(sk.Reason, maxTranscriptContent)})
 	}
 
 	r.history = []Message{{Role: RoleUser, Text: task}}
@@ -429,7 +429,7 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 		}
 		t0 := time.Now()
 		resp, err := r.s.Retry.complete(ctx, r.s.Provider, req, func(attempt int, pe *ProviderError, wait time.Duration) {
-			r.emit(Event{Type: EventRetry, Turn: turn, Attempt: attempt, Error: pe.Error(), WaitMS: wait.Milliseconds()})
+			r.emit(TranscriptEvent{Type: EventRetry, Turn: turn, Attempt: attempt, Error: pe.Error(), WaitMS: wait.Milliseconds()})
 		})
 		if err != nil {
 			switch {
@@ -453,7 +453,7 @@ func (r *run) loop(ctx context.Context, task string) *Result {
 			dropped = msg.ToolCalls[r.limits.MaxCallsPerTurn:]
 			msg.ToolCalls = msg.ToolCalls[:r.limits.MaxCallsPerTurn:r.limits.MaxCallsPerTurn]
 		}
-		r.emit(Event{Type: EventModelTurn, Turn: turn, Model: resp.Model, Text: Truncate(msg.Text, maxTranscriptContent),
+		r.emit(TranscriptEvent{Type: EventModelTurn, Turn: turn, Model: resp.Model, Text: Truncate(msg.Text, maxTranscriptContent),
 			ToolCalls: safeCalls(msg.ToolCalls), Dropped: len(dropped), StopReason: resp.StopReason, RawStopReason: resp.RawStopReason,
 			Usage: &usage, DurationMS: time.Since(t0).Milliseconds()})
 		if msg.Text != "" {
@@ -511,7 +511,7 @@ func (r *run) ctxOutcome(ctx context.Context) Outcome {
 }
 
 // turnKey identifies a turn's calls and results, for loop detection.
-func turnKey(calls []ToolCall, results []ToolResult) string {
+func turnKey(calls []ToolCall, results []ToolOutput) string {
 	var b strings.Builder
 	for i, c := range calls {
 		fmt.Fprintf(&b, "%s\x00%s\x00%s\x00%t\x01", c.Name, c.Input, results[i].Content, results[i].IsError)
@@ -523,7 +523,7 @@ func turnKey(calls []ToolCall, results []ToolResult) string {
 func (r *run) end(o Outcome, text string, err error) *Result {
 	r.totals.DurationMS = time.Since(r.start).Milliseconds()
 	totals := r.totals
-	e := Event{Type: EventSessionEnd, Outcome: o, Totals: &totals, Text: Truncate(text, maxTranscriptContent)}
+	e := TranscriptEvent{Type: EventSessionEnd, Outcome: o, Totals: &totals, Text: Truncate(text, maxTranscriptContent)}
 	if err != nil {
 		e.Error = err.Error()
 	}
@@ -544,7 +544,7 @@ func (r *run) dropCalls(turn int, dropped []ToolCall) string {
 	r.mu.Lock()
 	r.totals.DroppedCalls += len(dropped)
 	r.mu.Unlock()
-	r.emit(Event{Type: EventCallsDropped, Turn: turn, Dropped: len(dropped), Tools: names, Content: note})
+	r.emit(TranscriptEvent{Type: EventCallsDropped, Turn: turn, Dropped: len(dropped), Tools: names, Content: note})
 	return note
 }
 
@@ -552,13 +552,13 @@ func (r *run) dropCalls(turn int, dropped []ToolCall) string {
 const maxDroppedNames = 16
 
 // notRun gives each call a result saying it did not run.
-func (r *run) notRun(turn int, calls []ToolCall, why string) []ToolResult {
-	out := make([]ToolResult, len(calls))
+func (r *run) notRun(turn int, calls []ToolCall, why string) []ToolOutput {
+	out := make([]ToolOutput, len(calls))
 	for i, c := range calls {
-		out[i] = ToolResult{CallID: c.ID, Content: why, IsError: true}
+		out[i] = ToolOutput{CallID: c.ID, Content: why, IsError: true}
 		r.totals.ToolCalls++
 		r.totals.ToolErrors++
-		r.emit(Event{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: why, IsError: true})
+		r.emit(TranscriptEvent{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: why, IsError: true})
 	}
 	return out
 }

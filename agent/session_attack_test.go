@@ -135,13 +135,13 @@ text = "done"
 // resultsInCallOrder returns the tool results of a transcript in the
 // order of the calls of the model's turns (calls run in parallel finish
 // in any order).
-func resultsInCallOrder(t *testing.T, events []agent.Event) []agent.Event {
+func resultsInCallOrder(t *testing.T, events []agent.TranscriptEvent) []agent.TranscriptEvent {
 	t.Helper()
-	byID := map[string]agent.Event{}
+	byID := map[string]agent.TranscriptEvent{}
 	for _, e := range ofType(events, agent.EventToolResult) {
 		byID[e.CallID] = e
 	}
-	var out []agent.Event
+	var out []agent.TranscriptEvent
 	for _, e := range ofType(events, agent.EventModelTurn) {
 		for _, c := range e.ToolCalls {
 			r, ok := byID[c.ID]
@@ -157,7 +157,7 @@ func resultsInCallOrder(t *testing.T, events []agent.Event) []agent.Event {
 // skill.toml), and forms, a stranger's skill whose agent is also named
 // filler and lists pdf__call among its tools. It returns the skills and
 // their agents, loaded as the CLI loads them.
-func twoFillers(t *testing.T, parent string) ([]*skills.Skill, *agent.Set) {
+func twoFillers(t *testing.T, parent string) ([]*skills.Skill, *agent.Roster) {
 	t.Helper()
 	agentMD := "---\nname: filler\ndescription: Fills forms.\ntools: [pdf__call]\n---\nFill the form.\n"
 	pdf := hostileSkill(t, parent, "pdf", `required_agent = "filler"
@@ -173,7 +173,7 @@ tools = ["workspace_list"]
 		require.Len(t, found, 1)
 		defs = append(defs, found...)
 	}
-	return []*skills.Skill{pdf, forms}, agent.NewSet(nil, append(agent.Builtin(), defs...)...)
+	return []*skills.Skill{pdf, forms}, agent.NewRoster(nil, append(agent.Builtin(), defs...)...)
 }
 
 // TestSessionRequiredAgentIdentity is issue 11 finding 12: plugin forms's
@@ -187,7 +187,7 @@ func TestSessionRequiredAgentIdentity(t *testing.T) {
 	grant := func(string) capabilities.Set {
 		return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}, Tools: []string{"workspace_list"}}
 	}
-	run := func(agentName string) []agent.Event {
+	run := func(agentName string) []agent.TranscriptEvent {
 		t.Helper()
 		def, ok := set.Lookup(agentName)
 		require.True(t, ok, agentName)

@@ -75,13 +75,13 @@ func directSession(b *testing.B, prov agent.Provider, reg *host.Registry, spec [
 		if len(resp.Message.ToolCalls) == 0 {
 			return
 		}
-		var results []agent.ToolResult
+		var results []agent.ToolOutput
 		for _, c := range resp.Message.ToolCalls {
 			r, err := reg.Call(context.Background(), c.Name, c.Input)
 			if err != nil {
 				b.Fatal(err)
 			}
-			results = append(results, agent.ToolResult{CallID: c.ID, Content: r.Content})
+			results = append(results, agent.ToolOutput{CallID: c.ID, Content: r.Content})
 		}
 		msgs = append(msgs, agent.Message{Role: agent.RoleUser, ToolResults: results})
 	}

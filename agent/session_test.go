@@ -85,13 +85,13 @@ func plan(t *testing.T, src string) *agent.Plan {
 
 // readTranscript parses a transcript and checks that every line is one
 // JSON event, numbered in order, the last a session_end.
-func readTranscript(t *testing.T, data []byte) []agent.Event {
+func readTranscript(t *testing.T, data []byte) []agent.TranscriptEvent {
 	t.Helper()
-	var events []agent.Event
+	var events []agent.TranscriptEvent
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var e agent.Event
+		var e agent.TranscriptEvent
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), "line %q", sc.Text())
 		require.Equal(t, int64(len(events)+1), e.Seq)
 		events = append(events, e)
@@ -102,8 +102,8 @@ func readTranscript(t *testing.T, data []byte) []agent.Event {
 	return events
 }
 
-func ofType(events []agent.Event, typ agent.EventType) []agent.Event {
-	var out []agent.Event
+func ofType(events []agent.TranscriptEvent, typ agent.EventType) []agent.TranscriptEvent {
+	var out []agent.TranscriptEvent
 	for _, e := range events {
 		if e.Type == typ {
 			out = append(out, e)
@@ -114,7 +114,7 @@ func ofType(events []agent.Event, typ agent.EventType) []agent.Event {
 
 // checkOneResultPerCall checks that every tool call the model made got
 // exactly one result, in the transcript.
-func checkOneResultPerCall(t *testing.T, events []agent.Event) {
+func checkOneResultPerCall(t *testing.T, events []agent.TranscriptEvent) {
 	t.Helper()
 	results := map[string]int{}
 	for _, e := range ofType(events, agent.EventToolResult) {
@@ -174,7 +174,7 @@ func TestSessionRunsSkillScript(t *testing.T) {
 		},
 		Auditor:    audit,
 		Transcript: agent.NewTranscript(&buf),
-		Observe:    func(e agent.Event) { seen = append(seen, e.Type) },
+		Observe:    func(e agent.TranscriptEvent) { seen = append(seen, e.Type) },
 	}
 	res, err := sess.Run(context.Background(), "Summarise sales.csv")
 	require.NoError(t, err)
@@ -271,15 +271,15 @@ text = "done"
 `
 	for _, tc := range []struct {
 		name      string
-		answer    agent.Decision // "" = no asker
+		answer    agent.Answer // "" = no asker
 		asks      int
 		errors    int
-		decisions []agent.Decision
+		decisions []agent.Answer
 	}{
-		{"no terminal", "", 0, 2, []agent.Decision{agent.Deny, agent.Deny}},
-		{"deny", agent.Deny, 2, 2, []agent.Decision{agent.Deny, agent.Deny}},
-		{"once", agent.AllowOnce, 2, 0, []agent.Decision{agent.AllowOnce, agent.AllowOnce}},
-		{"always", agent.AllowAlways, 1, 0, []agent.Decision{agent.AllowAlways}},
+		{"no terminal", "", 0, 2, []agent.Answer{agent.Deny, agent.Deny}},
+		{"deny", agent.Deny, 2, 2, []agent.Answer{agent.Deny, agent.Deny}},
+		{"once", agent.AllowOnce, 2, 0, []agent.Answer{agent.AllowOnce, agent.AllowOnce}},
+		{"always", agent.AllowAlways, 1, 0, []agent.Answer{agent.AllowAlways}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -289,7 +289,7 @@ text = "done"
 				Runner: newRunner(t), Workspace: ws, Transcript: agent.NewTranscript(&buf),
 			}
 			if tc.answer != "" {
-				sess.Asker = agent.AskerFunc(func(_ context.Context, req agent.PermissionRequest) (agent.Decision, error) {
+				sess.Asker = agent.AskerFunc(func(_ context.Context, req agent.PermissionRequest) (agent.Answer, error) {
 					asks.Add(1)
 					assert.Equal(t, "csv-stats", req.Skill)
 					assert.Equal(t, "stats", req.Script)
@@ -303,7 +303,7 @@ text = "done"
 			assert.Equal(t, tc.asks, int(asks.Load()))
 			assert.Equal(t, tc.errors, res.Totals.ToolErrors)
 			events := readTranscript(t, buf.Bytes())
-			var decisions []agent.Decision
+			var decisions []agent.Answer
 			for _, e := range ofType(events, agent.EventPermission) {
 				decisions = append(decisions, e.Decision)
 				assert.Equal(t, "read=workspace", e.Requested)
@@ -612,7 +612,7 @@ func TestSessionRetries(t *testing.T) {
 	prov, _ := fail(&agent.ProviderError{Kind: agent.ErrRateLimit, RetryAfter: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	sess := &agent.Session{Provider: prov, Retry: agent.RetryPolicy{MaxDelay: time.Hour},
-		Observe: func(e agent.Event) {
+		Observe: func(e agent.TranscriptEvent) {
 			if e.Type == agent.EventRetry {
 				assert.Equal(t, time.Hour.Milliseconds(), e.WaitMS)
 				cancel()
@@ -713,7 +713,7 @@ func TestTranscriptWrittenAsItHappens(t *testing.T) {
 	sess := &agent.Session{
 		Provider:   agent.NewScripted(plan(t, "[[turn]]\n[[turn.call]]\ntool = \"tool_search\"\ninput = { query = \"x\" }\n[[turn]]\ntext = \"ok\"\n")),
 		Transcript: agent.NewTranscript(f),
-		Observe: func(agent.Event) {
+		Observe: func(agent.TranscriptEvent) {
 			data, err := os.ReadFile(f.Name())
 			require.NoError(t, err)
 			lines = append(lines, bytes.Count(data, []byte("\n")))

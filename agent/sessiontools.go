@@ -284,7 +284,7 @@ func (r *run) permit(ctx context.Context, skill, script string, declared capabil
 		}
 		decision, via = d, "asked"
 	}
-	r.emit(Event{Type: EventPermission, Skill: skill, Script: script, Requested: capabilities.Describe(missing), Decision: decision, Via: via})
+	r.emit(TranscriptEvent{Type: EventPermission, Skill: skill, Script: script, Requested: capabilities.Describe(missing), Decision: decision, Via: via})
 	switch decision {
 	case AllowAlways:
 		r.mu.Lock()
@@ -316,8 +316,8 @@ func (r *run) grantFor(skill string) capabilities.Set {
 // parallel. fatal is a host failure that ends the session; the calls it
 // left undone get results saying so. On cancellation every call still
 // gets a result.
-func (r *run) callTools(ctx context.Context, turn int, calls []ToolCall) (results []ToolResult, fatal error) {
-	results = make([]ToolResult, len(calls))
+func (r *run) callTools(ctx context.Context, turn int, calls []ToolCall) (results []ToolOutput, fatal error) {
+	results = make([]ToolOutput, len(calls))
 	done := make([]bool, len(calls))
 	var mu sync.Mutex // guards fatal
 	sem := make(chan struct{}, r.limits.MaxParallel)
@@ -376,8 +376,8 @@ func (r *run) parallel(name string) bool {
 // callOne runs one call and records it. Whatever goes wrong with the call
 // itself is an error result for the model; the error return is a host
 // failure (the call's result says so too).
-func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolResult, error) {
-	r.emit(Event{Type: EventToolCall, Turn: turn, CallID: c.ID, Tool: c.Name, Input: safeJSON(c.Input)})
+func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolOutput, error) {
+	r.emit(TranscriptEvent{Type: EventToolCall, Turn: turn, CallID: c.ID, Tool: c.Name, Input: safeJSON(c.Input)})
 	t0 := time.Now()
 	res, fatal := r.dispatch(ctx, c)
 	res.CallID = c.ID
@@ -387,24 +387,24 @@ func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolResult, er
 		r.totals.ToolErrors++
 	}
 	r.mu.Unlock()
-	r.emit(Event{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: Truncate(res.Content, maxTranscriptContent),
+	r.emit(TranscriptEvent{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: Truncate(res.Content, maxTranscriptContent),
 		IsError: res.IsError, DurationMS: time.Since(t0).Milliseconds()})
 	return res, fatal
 }
 
-func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
+func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolOutput, error) {
 	def, ok := r.scope[c.Name]
 	if !ok {
 		if _, exists := r.reg.Lookup(c.Name); exists {
-			return ToolResult{Content: fmt.Sprintf("tool %q is not available to agent %s", c.Name, r.def.QualifiedName()), IsError: true}, nil
+			return ToolOutput{Content: fmt.Sprintf("tool %q is not available to agent %s", c.Name, r.def.QualifiedName()), IsError: true}, nil
 		}
-		return ToolResult{Content: fmt.Sprintf("unknown tool %q; the tools are: %s", Truncate(c.Name, host.MaxToolNameLen), r.offered()), IsError: true}, nil
+		return ToolOutput{Content: fmt.Sprintf("unknown tool %q; the tools are: %s", Truncate(c.Name, host.MaxToolNameLen), r.offered()), IsError: true}, nil
 	}
 	// The agent's identity, not its bare name: a plugin's agent named like
 	// the one a tool requires is another agent.
 	identity := r.def.QualifiedName()
 	if err := CheckRequiredAgent(def, identity); err != nil {
-		return ToolResult{Content: err.Error(), IsError: true}, nil //nolint:nilerr // a refusal is the model's to see
+		return ToolOutput{Content: err.Error(), IsError: true}, nil //nolint:nilerr // a refusal is the model's to see
 	}
 	// The registry checks the input (JSON, an object, the schema) and says
 	// what is wrong in an error result.
@@ -412,11 +412,11 @@ func (r *run) dispatch(ctx context.Context, c ToolCall) (ToolResult, error) {
 	res, err := r.reg.Call(ctx, c.Name, c.Input)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return ToolResult{Content: "cancelled: " + context.Cause(ctx).Error(), IsError: true}, nil //nolint:nilerr // the session ends on ctx itself
+		return ToolOutput{Content: "cancelled: " + context.Cause(ctx).Error(), IsError: true}, nil //nolint:nilerr // the session ends on ctx itself
 	case err != nil:
-		return ToolResult{Content: "host error: " + err.Error(), IsError: true}, fmt.Errorf("%s: %w", c.Name, err)
+		return ToolOutput{Content: "host error: " + err.Error(), IsError: true}, fmt.Errorf("%s: %w", c.Name, err)
 	}
-	return ToolResult{Content: res.Content, IsError: res.IsError}, nil
+	return ToolOutput{Content: res.Content, IsError: res.IsError}, nil
 }
 
 // offered lists the tools offered now, for an unknown tool's message.

@@ -42,9 +42,9 @@ const (
 	EventToolSkipped EventType = "tool_skipped"
 )
 
-// An Event is one record of a session, as written to its transcript and
+// A TranscriptEvent is one record of a session, as written to its transcript and
 // given to its observer. Only the fields of its Type are set.
-type Event struct {
+type TranscriptEvent struct {
 	Type EventType `json:"type"`
 	Seq  int64     `json:"seq"`
 	Time time.Time `json:"time"`
@@ -81,10 +81,10 @@ type Event struct {
 	WaitMS  int64  `json:"wait_ms,omitempty"`
 
 	// permission
-	Skill     string   `json:"skill,omitempty"`
-	Script    string   `json:"script,omitempty"`
-	Requested string   `json:"requested,omitempty"`
-	Decision  Decision `json:"decision,omitempty"`
+	Skill     string `json:"skill,omitempty"`
+	Script    string `json:"script,omitempty"`
+	Requested string `json:"requested,omitempty"`
+	Decision  Answer `json:"decision,omitempty"`
 
 	// tools_loaded: Tools, and Via says why
 	Via string `json:"via,omitempty"`
@@ -116,7 +116,7 @@ type Totals struct {
 const maxTranscriptContent = 64 << 10
 
 // maxTranscriptRecord bounds one whole record, as written (one JSON line
-// with its newline). A record over it is cut to fit (see [Event.Truncated]):
+// with its newline). A record over it is cut to fit (see [TranscriptEvent.Truncated]):
 // its fields bound each text, but a reply of many calls, each within the
 // bound, or a model's huge tool names would make a record of megabytes.
 const maxTranscriptRecord = 64 << 10
@@ -141,7 +141,7 @@ type Transcript struct {
 func NewTranscript(w io.Writer) *Transcript { return &Transcript{w: w, now: time.Now} }
 
 // record numbers, stamps and writes e, and returns it as written.
-func (t *Transcript) record(e Event) Event {
+func (t *Transcript) record(e TranscriptEvent) TranscriptEvent {
 	if t == nil {
 		return e
 	}
@@ -176,7 +176,7 @@ func (t *Transcript) Err() error {
 // the calls' inputs, and last to the bare record (type, seq, time, turn)
 // with an error saying how large it was. Only the record is cut: the
 // session itself saw the whole event.
-func fitRecord(e Event) ([]byte, error) {
+func fitRecord(e TranscriptEvent) ([]byte, error) {
 	b, err := json.Marshal(e)
 	if err != nil || len(b) < maxTranscriptRecord {
 		return b, err
@@ -188,7 +188,7 @@ func fitRecord(e Event) ([]byte, error) {
 			return b, err
 		}
 	}
-	return json.Marshal(Event{Type: e.Type, Seq: e.Seq, Time: e.Time, Turn: e.Turn, Truncated: true,
+	return json.Marshal(TranscriptEvent{Type: e.Type, Seq: e.Seq, Time: e.Time, Turn: e.Turn, Truncated: true,
 		Error: fmt.Sprintf("a record of %d bytes, over the %d-byte bound, left out", size, maxTranscriptRecord)})
 }
 
@@ -196,7 +196,7 @@ func fitRecord(e Event) ([]byte, error) {
 // inputs and the name lists sharing budget between them, and Truncated
 // set. JSON escaping can make a string up to six times its bytes, which
 // the steps of fitRecord allow for.
-func cutEvent(e Event, budget int) Event {
+func cutEvent(e TranscriptEvent, budget int) TranscriptEvent {
 	e.Truncated = true
 	for _, p := range []*string{&e.Task, &e.Text, &e.Content, &e.Error, &e.Model, &e.Agent, &e.Provider,
 		&e.RawStopReason, &e.CallID, &e.Tool, &e.Skill, &e.Script, &e.Requested, &e.Via} {

@@ -54,9 +54,9 @@ type Index struct {
 	bm25   *bm25.Index // document i is skills[i]
 }
 
-// A Result is one skill found by Index.Search. Name and Description
-// repeat the skill's, so a Result marshals to JSON as it is.
-type Result struct {
+// A Match is one skill found by Index.Search. Name and Description
+// repeat the skill's, so a Match marshals to JSON as it is.
+type Match struct {
 	Name        string  `json:"name"`
 	Description string  `json:"description"`
 	Score       float64 `json:"score"`
@@ -120,7 +120,7 @@ func NewIndex(skills []*Skill) *Index {
 //
 // Search returns ErrEmptyQuery for an empty query, and an error naming the
 // problem for a regexp that is too long or does not compile.
-func (ix *Index) Search(query string, o *SearchOptions) ([]Result, error) {
+func (ix *Index) Search(query string, o *SearchOptions) ([]Match, error) {
 	var opts SearchOptions
 	if o != nil {
 		opts = *o
@@ -139,10 +139,10 @@ func (ix *Index) Search(query string, o *SearchOptions) ([]Result, error) {
 	hits := bm25.Rank(scores, func(i, j int) int {
 		return strings.Compare(ix.skills[i].Name, ix.skills[j].Name)
 	}, opts.Limit)
-	results := make([]Result, len(hits))
+	results := make([]Match, len(hits))
 	for k, i := range hits {
 		s := ix.skills[i]
-		results[k] = Result{Name: s.Name, Description: s.Description, Score: scores[i], Skill: s}
+		results[k] = Match{Name: s.Name, Description: s.Description, Score: scores[i], Skill: s}
 	}
 	return results, nil
 }

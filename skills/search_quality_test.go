@@ -52,7 +52,7 @@ func measureSearch(t *testing.T, ix *Index, qs []searchQuery) searchQuality {
 	for _, sq := range qs {
 		res, err := ix.Search(sq.text, &SearchOptions{Limit: 20})
 		require.NoError(t, err)
-		rank := slices.IndexFunc(res, func(r Result) bool { return slices.Contains(sq.want, r.Name) })
+		rank := slices.IndexFunc(res, func(r Match) bool { return slices.Contains(sq.want, r.Name) })
 		q.n++
 		if rank >= 0 {
 			q.mrr += 1 / float64(rank+1)

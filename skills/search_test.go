@@ -29,7 +29,7 @@ func searchSkills() []*Skill {
 	}
 }
 
-func resultNames(rs []Result) []string {
+func resultNames(rs []Match) []string {
 	names := make([]string, len(rs))
 	for i, r := range rs {
 		names[i] = r.Name
@@ -273,7 +273,7 @@ func TestNewIndexEdgeCases(t *testing.T) {
 }
 
 func TestResultJSON(t *testing.T) {
-	r := Result{Name: "pdf-extract", Description: "Extract text.", Score: 1.5, Skill: &Skill{Name: "pdf-extract"}}
+	r := Match{Name: "pdf-extract", Description: "Extract text.", Score: 1.5, Skill: &Skill{Name: "pdf-extract"}}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

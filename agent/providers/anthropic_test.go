@@ -40,7 +40,7 @@ func conversation() *agent.Request {
 				{ID: "call_2", Name: "no_schema", Input: json.RawMessage(`{not json`)},
 				{ID: "call_3", Name: "workspace_read", Input: json.RawMessage(`{"path":"b.txt"}`)},
 			}},
-			{Role: agent.RoleUser, ToolResults: []agent.ToolResult{
+			{Role: agent.RoleUser, ToolResults: []agent.ToolOutput{
 				{CallID: "call_1", Content: "hi"},
 				{CallID: "call_2", Content: "input is not JSON", IsError: true},
 				{CallID: "call_3", Content: ""},

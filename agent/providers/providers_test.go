@@ -129,7 +129,7 @@ func TestToolRoundTrip(t *testing.T) {
 				assert.JSONEq(t, calls[i].Input, string(c.Input))
 			}
 
-			req.Messages = append(req.Messages, res.Message, agent.Message{Role: agent.RoleUser, ToolResults: []agent.ToolResult{
+			req.Messages = append(req.Messages, res.Message, agent.Message{Role: agent.RoleUser, ToolResults: []agent.ToolOutput{
 				{CallID: "call_1", Content: "hi"},
 				{CallID: "call_2", Content: "capability net denied", IsError: true},
 			}})

@@ -319,7 +319,7 @@ func sessionAgent(f *sessionFlags, catalog []*skills.Skill, stderr io.Writer) (*
 		}
 		defs = append(defs, found...)
 	}
-	set := agent.NewSet(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), defs...)
+	set := agent.NewRoster(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), defs...)
 	name := f.agentName
 	if name == "" {
 		name = "general"
@@ -355,7 +355,7 @@ func skillGrants(f *runFlags, list []*skills.Skill) (map[string]capabilities.Set
 // terminalAsker asks at the terminal: allow once, always, or deny.
 func terminalAsker(in io.Reader, out io.Writer) agent.Asker {
 	r := bufio.NewReader(in)
-	return agent.AskerFunc(func(ctx context.Context, req agent.PermissionRequest) (agent.Decision, error) {
+	return agent.AskerFunc(func(ctx context.Context, req agent.PermissionRequest) (agent.Answer, error) {
 		fmt.Fprint(out, permissionPrompt(req.Missing, req.Skill, req.Script, "", "Allow? [o]nce, [a]lways for this session, [N]o: "))
 		answer, err := r.ReadString('\n')
 		if err != nil && answer == "" {
@@ -377,7 +377,7 @@ type liveView struct {
 	transcript string
 }
 
-func (v *liveView) show(e agent.Event) {
+func (v *liveView) show(e agent.TranscriptEvent) {
 	// Every name here is someone else's (skill and script authors, MCP
 	// servers, the model): shown escaped and bounded, never raw.
 	n := func(s string) string { return termsafe.String(agent.Truncate(s, maxShownName*2)) }

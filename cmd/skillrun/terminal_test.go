@@ -28,11 +28,11 @@ func assertTerminalSafe(t *testing.T, out string) {
 func TestLiveViewEscapesNames(t *testing.T) {
 	var b strings.Builder
 	v := &liveView{w: &b, transcript: "t\x1b.jsonl"}
-	v.show(agent.Event{Type: agent.EventSessionStart, Provider: "p\x1b", Model: hostileName, Agent: hostileName})
-	v.show(agent.Event{Type: agent.EventModelTurn, Turn: 1, Usage: &agent.Usage{}, Text: "hi\x1b[2J", ToolCalls: []agent.ToolCall{{Name: hostileName, Input: []byte(`{"a":"\u001b[31m"}`)}}})
-	v.show(agent.Event{Type: agent.EventToolResult, Tool: hostileName, IsError: true, Content: "no\x1b]0;x\x07"})
-	v.show(agent.Event{Type: agent.EventPermission, Skill: hostileName, Script: hostileName, Requested: "env=" + hostileName})
-	v.show(agent.Event{Type: agent.EventToolsLoaded, Tools: []string{hostileName, "ok"}, Via: hostileName})
+	v.show(agent.TranscriptEvent{Type: agent.EventSessionStart, Provider: "p\x1b", Model: hostileName, Agent: hostileName})
+	v.show(agent.TranscriptEvent{Type: agent.EventModelTurn, Turn: 1, Usage: &agent.Usage{}, Text: "hi\x1b[2J", ToolCalls: []agent.ToolCall{{Name: hostileName, Input: []byte(`{"a":"\u001b[31m"}`)}}})
+	v.show(agent.TranscriptEvent{Type: agent.EventToolResult, Tool: hostileName, IsError: true, Content: "no\x1b]0;x\x07"})
+	v.show(agent.TranscriptEvent{Type: agent.EventPermission, Skill: hostileName, Script: hostileName, Requested: "env=" + hostileName})
+	v.show(agent.TranscriptEvent{Type: agent.EventToolsLoaded, Tools: []string{hostileName, "ok"}, Via: hostileName})
 	out := b.String()
 	assertTerminalSafe(t, out)
 	for _, want := range []string{
@@ -93,8 +93,8 @@ func TestAnswerOnTerminal(t *testing.T) {
 func TestLiveViewPartialEvents(t *testing.T) {
 	var b strings.Builder
 	v := &liveView{w: &b}
-	v.show(agent.Event{Type: agent.EventModelTurn, Turn: 1, StopReason: "end_turn"})
-	v.show(agent.Event{Type: agent.EventSessionEnd, Outcome: "completed"})
+	v.show(agent.TranscriptEvent{Type: agent.EventModelTurn, Turn: 1, StopReason: "end_turn"})
+	v.show(agent.TranscriptEvent{Type: agent.EventSessionEnd, Outcome: "completed"})
 	if !strings.Contains(b.String(), "[turn 1] end_turn (0 in, 0 out tokens)") || !strings.Contains(b.String(), "session completed: 0 turns") {
 		t.Errorf("live view: %q", b.String())
 	}

@@ -7,16 +7,16 @@ import (
 	"strings"
 )
 
-// A Set is the agents a session can run, with name collisions resolved by
-// precedence. A Set is immutable once made and safe for concurrent use; the
+// A Roster is the agents a session can run, with name collisions resolved by
+// precedence. A Roster is immutable once made and safe for concurrent use; the
 // definitions it returns are shared and must not be modified.
-type Set struct {
+type Roster struct {
 	byName      map[string]*Definition // bare name -> the agent it resolves to
 	byQualified map[string]*Definition // "<plugin>:<name>" -> plugin agent
 	list        []*Definition
 }
 
-// NewSet returns the set of defs, resolving name collisions:
+// NewRoster returns the set of defs, resolving name collisions:
 //   - a plugin's (skill's) agent is reachable only by its qualified name
 //     "<plugin>:<name>", never by the bare name: a skill is untrusted
 //     and its agents/general.md must not replace the builtin "general"
@@ -32,7 +32,7 @@ type Set struct {
 //     must never share state.
 //
 // A nil logger discards the messages. A nil definition panics.
-func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
+func NewRoster(logger *slog.Logger, defs ...*Definition) *Roster {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -45,7 +45,7 @@ func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
 	// Highest source first; stable, so the first in defs wins among equals.
 	slices.SortStableFunc(sorted, func(a, b *Definition) int { return cmp.Compare(b.Source, a.Source) })
 
-	s := &Set{
+	s := &Roster{
 		byName:      make(map[string]*Definition, len(sorted)),
 		byQualified: make(map[string]*Definition),
 	}
@@ -89,9 +89,9 @@ func NewSet(logger *slog.Logger, defs ...*Definition) *Set {
 }
 
 // Lookup returns the agent called name: a bare name is the user's agent
-// of that name or else the builtin one (see [NewSet]), never a plugin's;
+// of that name or else the builtin one (see [NewRoster]), never a plugin's;
 // "<plugin>:<name>" names a plugin's agent exactly.
-func (s *Set) Lookup(name string) (*Definition, bool) {
+func (s *Roster) Lookup(name string) (*Definition, bool) {
 	m := s.byName
 	if strings.Contains(name, ":") {
 		m = s.byQualified
@@ -102,6 +102,6 @@ func (s *Set) Lookup(name string) (*Definition, bool) {
 
 // List returns every agent in the set, sorted by name and then plugin. The
 // slice is the caller's; the definitions are shared.
-func (s *Set) List() []*Definition {
+func (s *Roster) List() []*Definition {
 	return slices.Clone(s.list)
 }

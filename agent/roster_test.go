@@ -143,7 +143,7 @@ func TestNewSetPrecedence(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			logger, buf := logBuffer()
-			s := NewSet(logger, tt.defs(t)...)
+			s := NewRoster(logger, tt.defs(t)...)
 			for name, want := range tt.lookup {
 				d, ok := s.Lookup(name)
 				switch {
@@ -186,7 +186,7 @@ func TestPoolKeys(t *testing.T) {
 
 	// Both plugins' agents stay in the set, tagged with their plugins and
 	// with distinct pool keys.
-	s := NewSet(nil, a, b)
+	s := NewRoster(nil, a, b)
 	keys := map[string]string{}
 	for _, d := range s.List() {
 		if d.Source != SourcePlugin || d.Plugin == "" {
@@ -205,17 +205,17 @@ func TestNewSetNilPanics(t *testing.T) {
 			t.Error("NewSet(nil definition) did not panic")
 		}
 	}()
-	NewSet(nil, nil)
+	NewRoster(nil, nil)
 }
 
 func TestSetListIsACopy(t *testing.T) {
-	s := NewSet(nil, Builtin()...)
+	s := NewRoster(nil, Builtin()...)
 	l := s.List()
 	l[0] = nil
 	if s.List()[0] == nil {
 		t.Error("List returned the set's own slice")
 	}
-	var zero Set
+	var zero Roster
 	if _, ok := zero.Lookup("general"); ok || len(zero.List()) != 0 {
 		t.Error("zero Set is not empty")
 	}
@@ -223,7 +223,7 @@ func TestSetListIsACopy(t *testing.T) {
 
 // TestSetConcurrentReads is a hammer test for the race detector.
 func TestSetConcurrentReads(t *testing.T) {
-	s := NewSet(nil,
+	s := NewRoster(nil,
 		def(t, "reviewer", SourcePlugin, "alpha", "alpha/reviewer.md"),
 		def(t, "reviewer", SourcePlugin, "beta", "beta/reviewer.md"),
 		def(t, "general", SourceBuiltin, "", "builtin/general.md"),
