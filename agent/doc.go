@@ -59,4 +59,64 @@
 // the core tools and its own plugin's tools; any other agent without one
 // gets every tool. A tool that declares a required agent may be called by
 // that agent only: [CheckRequiredAgent] says so before the call.
+//
+// # API
+//
+// Running a session:
+//   - [Session] and [Session.Run]: one agent loop on a task; the fields
+//     say which provider, agent, skills, tools and limits it uses.
+//   - [Result]: how a run ended, with its [Outcome] and [Totals].
+//   - [Outcome] and its values: completed, or which limit or failure
+//     ended the session.
+//   - [Limits] and [DefaultLimits]: bounds on turns, tokens, time, tool
+//     calls and the history re-sent to the model.
+//   - [RetryPolicy] and [DefaultRetry]: how a failed provider call that
+//     may pass is retried.
+//   - [Skip]: a tool or MCP server the caller left out as broken.
+//
+// Permissions:
+//   - [Asker] and [AskerFunc]: decide a [PermissionRequest], a script
+//     asking for capabilities its skill's grant lacks.
+//   - [Answer] and its values ([AllowOnce], [AllowAlways], [Deny]): what
+//     the asker decided, for one call or the rest of the session.
+//
+// Providers:
+//   - [Provider]: a model behind an API; package providers has the HTTP
+//     ones.
+//   - [Request], [Response], [Message] and [Role]: one call to the model
+//     and its reply, in neutral types.
+//   - [ToolSpec], [ToolCall] and [ToolOutput]: a tool as the model sees
+//     it, a call of it, and the result sent back.
+//   - [StopReason] and its values: why the model stopped writing.
+//   - [Usage], [Usage.Add] and [Usage.Total]: token counts.
+//   - [NewScripted]: a provider that replays a [Plan] ([PlanTurn],
+//     [PlanCall]) read with [LoadPlan] or [ParsePlan].
+//   - [Truncate] and [MaxErrorMessage]: cut text a provider takes from a
+//     reply (an error message) to a bounded size.
+//
+// Transcripts:
+//   - [Transcript], [NewTranscript] and [Transcript.Err]: a session's
+//     events written as JSON lines.
+//   - [TranscriptEvent]: one record, also given to [Session].Observe.
+//   - [EventType] and its values: the kinds of record.
+//
+// Definitions:
+//   - [Definition]: one agent's settings and system prompt.
+//   - [ParseDefinition], [LoadDir], [LoadFS] and [Builtin]: where
+//     definitions come from.
+//   - [Source] and its values: where a definition came from, in order of
+//     precedence.
+//   - [Definition.QualifiedName] and [Definition.PoolKey]: an agent's
+//     identity and the key its state is kept under.
+//   - [Roster], [NewRoster], [Roster.Lookup] and [Roster.List]: the
+//     agents a session can run, collisions resolved.
+//   - [Definition.Scope] and [CheckRequiredAgent]: which tools an agent
+//     may use and call.
+//
+// Errors:
+//   - [ProviderError], [ProviderError.Retryable] and [KindOf]: a failed
+//     provider call and its [ErrorKind] (its values say which failure).
+//   - [DefinitionError]: one problem in a definition file.
+//   - [UnknownToolsError]: a tools list names tools that do not exist.
+//   - [RequiredAgentError]: a tool called by an agent it does not allow.
 package agent

@@ -54,4 +54,68 @@
 //
 // This package holds plain data: values of its types are safe for concurrent
 // use as long as nobody modifies them.
+//
+// # API
+//
+// Declaring:
+//
+//   - [Set]: a list of capabilities, as a skill declares them in skill.toml
+//     or an operator grants them. [Set.Validate] checks the rules that
+//     decoding one element cannot; [Set.IsZero] reports an empty set.
+//   - [Merge]: a skill's declaration plus one script's, in canonical form.
+//   - [Kinds]: the kinds granted by name (read, write, env, net, tools, mcp,
+//     skills), in skill.toml's order.
+//
+// Granting and resolving:
+//
+//   - [Resolver]: everything an operator grants (policy, flags, -A,
+//     limits). [Resolver.Resolve] answers what one skill gets;
+//     [Resolver.Workspace] is the grant for the operator's own tools.
+//   - [Resolution]: declared, granted, effective and missing, with the
+//     sources of the grant. [Resolution.Why] explains it in one line;
+//     [Resolution.Allow] adds what a prompt granted.
+//   - [Policy]: the operator's policy file, read by [LoadPolicy] or
+//     [ParsePolicy]. [Policy.Grant] grants a skill by its identity;
+//     [Policy.For] reads the tables by name alone.
+//   - [SkillRef]: what [Policy.Grant] needs to know of a skill.
+//   - [Identity]: the path and digest a policy table is pinned to.
+//   - [FlagGrant]: one --allow-KIND[=VALUE] flag as typed;
+//     [GrantFromFlags] turns the flags and -A into a granted [Set].
+//   - [Effective]: declared ∩ granted, what a script may use.
+//   - [Missing]: what is declared and not granted at all.
+//   - [Flags], [FlagFor]: the flags that would grant a set or one value,
+//     for messages; [Describe] lists a set in the same words.
+//
+// Checking:
+//
+//   - [Set.CheckRead], [Set.CheckWrite]: may the script read or write a
+//     [Path].
+//   - [Set.CheckEnv], [Set.CheckNet], [Set.CheckTool], [Set.CheckMCP],
+//     [Set.CheckSkill]: may it see a variable, reach a host and port, call
+//     a host tool or an MCP tool, or run another skill. Each returns nil or
+//     a [*DeniedError].
+//   - [AddrClass]: names a special-purpose IP address (loopback, private,
+//     ...), which only a grant naming it reaches.
+//
+// Values and parsing:
+//
+//   - [Path], [ParsePath]: a [Root] ([RootSkill] or [RootWorkspace]) and a
+//     sub-path. [Path.Contains] compares paths; [Path.GuestPath] and
+//     [Root.GuestPath] say where the script sees them.
+//   - [HostPattern], [ParseHostPattern]: hosts a script may reach.
+//     [HostPattern.Match] tests a host and port; [HostPattern.Covers]
+//     tests another pattern.
+//   - [Size], [ParseSize]: a memory or output limit in bytes; [B], [KiB],
+//     [MiB], [GiB] and [TiB] are units for Go code.
+//   - [Duration], [ParseDuration]: a time limit.
+//
+// Errors:
+//
+//   - [DeniedError]: one denied use, naming the flag that would allow it.
+//   - [ErrDenied]: matches every denial with [errors.Is]; it wraps
+//     [io/fs.ErrPermission].
+//   - [ErrNotBound]: wrapped by [Policy.Grant] errors when the policy's
+//     table for a name is another skill's.
+//   - [KeyError]: one problem with one key of a [Set], as [Set.Validate]
+//     reports it.
 package capabilities

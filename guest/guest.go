@@ -1,20 +1,3 @@
-// Package guest is the Go SDK for skill scripts: a program built with
-// GOOS=wasip1 GOARCH=wasm calls skillrun's host functions through it —
-// read its input, write its output, log, call host tools, search, activate
-// and read skills, run other skills, call MCP tools and fetch over HTTP —
-// each allowed only as far as the run's grant allows.
-//
-//	in, err := guest.Input()
-//	res, err := guest.CallTool("workspace_read", map[string]string{"path": "in.csv"})
-//	if e, ok := errors.AsType[*guest.Error](err); ok && e.Code == guest.CodeDenied { ... }
-//	err = guest.Output([]byte("done\n"))
-//
-// Built for any other GOOS, every function returns [ErrNotInSandbox], so
-// code using it compiles and tests natively.
-//
-// ABI.md at the root of the skillrun repository specifies the ABI; C and
-// other languages use include/skillrun.h. The functions are safe for
-// concurrent use (calls are serialized).
 package guest
 
 import (

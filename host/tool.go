@@ -1,23 +1,3 @@
-// Package host is what a guest, a model or an MCP client can reach beyond
-// its sandbox: one registry of tools (core workspace tools, every skill
-// script, tools bridged from MCP servers), tool search, and the host
-// functions of skillrun's ABI, each gated by capabilities and audited.
-//
-//   - [Tool], [ToolDef] and [ToolResult] are what every tool is;
-//     [Registry] holds them by name and [Registry.Search] finds them.
-//   - [CoreTools] are the workspace tools (workspace_read, ...), built
-//     over a grant; [IsWorkspaceTool] names them.
-//   - [DisclosureTools] are skill_search, skill_activate and skill_read,
-//     the one implementation sessions and `skillrun mcp` serve.
-//   - [Services] bundle what a script run reaches beyond its sandbox
-//     (workspace, auditor, logger, tool, skill, MCP and fetch providers);
-//     [Env] is one run's view of them, and [Env.Dispatch] serves a guest's
-//     host-function call.
-//   - [Fetcher] is http_fetch behind the net capability.
-//
-// Package host does not import wazero: package sandbox wires these
-// functions into guests, and a skill script becomes a [Tool] through an
-// implementation in package scripts, so the dependency points one way.
 package host
 
 import (

@@ -123,4 +123,29 @@
 // [RunConfig] is read, never written, by Run; its Stdout and Stderr are
 // written from the goroutine running the module, one write at a time.
 // [RunConfig.Auditor] is called from that goroutine too.
+//
+// # API
+//
+// Compiling and running:
+//   - [New] and [Options]: one [Runtime] per process (engine, disk cache,
+//     bounds on compiled code, open files and concurrent compiles).
+//   - [Runtime.Compile] validates and compiles a module into a
+//     [CompiledModule]; [Runtime.CompileOnce] keeps one per key for
+//     callers that run the same module again (the scripts layer);
+//     [Runtime.CacheDir] is the folder no run may write.
+//   - [CompiledModule.Run] runs it with a [RunConfig] (arguments,
+//     environment, stdin and output, mounts ([Mount]), limits, auditor, host
+//     functions) and returns a [Result]; [CompiledModule.Close] frees it.
+//   - [DefaultMemory], [DefaultTimeout] and [DefaultOutput] are the limits
+//     of a RunConfig that sets none.
+//
+// Host functions and plugins:
+//   - [HostDispatcher] serves a guest's calls to the "skillrun" import
+//     module (package host's Env is the one skillrun uses).
+//   - [Runtime.CallPlugin] calls an Extism plugin's export with a
+//     [PluginCall]; a plugin's own failure is a [PluginError]; an HTTP
+//     request to a host the call's check refuses is a [NetRefusedError].
+//
+// Errors: [ErrTimeout], [ErrMemoryLimit], [ErrOutputLimit] and [ErrTrap]
+// say which limit stopped a run (match them with [errors.Is]).
 package sandbox

@@ -45,4 +45,22 @@
 // [ErrNotRunnable]; a capability used past its grant gives
 // [capabilities.ErrDenied]. Nothing is created on the host (a write
 // grant's folder) before the run is known to start.
+//
+// # API
+//
+//   - [New], [Options] and [Runner]: the sandbox runtime plus what
+//     scripts need beside it (the interpreters); [Runner.Sandbox] is the
+//     runtime itself, [Runner.ProtectedDirs] the folders no run may change,
+//     [Runner.Close] releases both.
+//   - [Resolve]: what a script (or a whole skill) gets from a
+//     [capabilities.Resolver].
+//   - [Runner.RunScript] with a [ScriptRun]: one run of one script.
+//   - [ScriptTool] with [ToolOptions]: a script as a [host.Tool].
+//   - [NewSkillIndex] and [SkillIndex]: search, activate, read and run the
+//     scripts of a list of skills, for skill_run.
+//   - [InterpreterFunc], [SourceInterpreter], [InstalledInterpreters] and
+//     [BuildingInterpreters]: how a source script finds its interpreter.
+//     This is the part most likely to change: the shell and Python
+//     packages of the next steps add to it.
+//   - [ErrNotRunnable]: the script cannot start (see above).
 package scripts

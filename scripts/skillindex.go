@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
@@ -29,8 +30,12 @@ type SkillIndex struct {
 
 	r       *Runner
 	byName  map[string]*skills.Skill
-	ix      *skills.Index
 	granted func(skill string) capabilities.Set
+
+	// index is built on the first Search: only a guest's skills_search
+	// needs it, and a session or server already has the disclosure
+	// tools' index (building one over 166 skills takes about 85 ms).
+	index func() *skills.Index
 }
 
 var _ host.SkillIndex = (*SkillIndex)(nil)
@@ -52,7 +57,7 @@ func NewSkillIndex(r *Runner, list []*skills.Skill, granted func(skill string) c
 		x.byName[s.Name] = s
 		kept = append(kept, s)
 	}
-	x.ix = skills.NewIndex(kept)
+	x.index = sync.OnceValue(func() *skills.Index { return skills.NewIndex(kept) })
 	return x
 }
 
@@ -73,7 +78,7 @@ func (x *SkillIndex) Search(query string, limit int) ([]host.SkillInfo, error) {
 	if limit <= 0 {
 		limit = skills.DefaultSearchLimit
 	}
-	found, err := x.ix.Search(query, &skills.SearchOptions{Limit: limit})
+	found, err := x.index().Search(query, &skills.SearchOptions{Limit: limit})
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeInvalid, "skills_search: %v", err)
 	}

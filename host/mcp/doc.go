@@ -17,4 +17,38 @@
 //
 // The package uses the official MCP Go SDK
 // (github.com/modelcontextprotocol/go-sdk); no SDK type appears in its API.
+//
+// # API
+//
+// Serving skills:
+//   - [NewServer] with [ServerOptions] makes a [Server] over a list of
+//     skills and a [host.Registry]; [Server.SetSkills] replaces the skills
+//     and rereads the registry's tools.
+//   - [Server.ServeStdio] serves one session over a reader and a writer;
+//     [Server.Handler] with [HTTPOptions] serves streamable HTTP, checking
+//     the Host and Origin headers.
+//   - [CatalogTool], [SearchTool], [ActivateTool] and [ReadTool]: the
+//     names of the disclosure tools a Server serves.
+//   - [ResourceScheme]: the URI scheme of skill files served as resources.
+//
+// Bridging MCP servers:
+//   - [NewBridge] with [BridgeOptions] makes a [Bridge] to configured
+//     servers; [Bridge.Start] connects to them and lists their tools.
+//   - [Bridge.Register] adds their tools to a [host.Registry];
+//     [Bridge.CallTool] calls one directly (a [host.MCPCaller] for
+//     guests); [Bridge.Close] closes connections and ends command servers.
+//   - [DefaultCallTimeout], [DefaultStartTimeout], [DefaultMaxRestarts]
+//     and [DefaultMaxResult]: the defaults of BridgeOptions.
+//
+// Configuration:
+//   - [ParseConfig] reads an mcpServers JSON document (at most
+//     [MaxConfigSize] bytes) into a [ServerConfig] per server name.
+//
+// Errors:
+//   - [RegisterError]: one server or tool [Bridge.Register] left out;
+//     [RegisterError.Name] names it.
+//   - [ErrUnknownServer]: a call names a server the bridge does not know.
+//   - [ErrServerDown]: a call to a server that failed too many times in a
+//     row and is no longer restarted.
+//   - [ErrBridgeClosed]: a call after [Bridge.Close].
 package mcp
