@@ -115,7 +115,7 @@ const (
 var workspaceToolNames = []string{toolRead, toolWrite, toolList, toolSearch}
 
 // IsWorkspaceTool reports whether name is one of the tools [CoreTools]
-// returns. Such a tool acts with the grant it was built over, so package
+// returns. Such a tool acts with the grant it was built over, so
 // package scripts serves a script its own and never lends it a caller's.
 func IsWorkspaceTool(name string) bool { return slices.Contains(workspaceToolNames, name) }
 
