@@ -147,16 +147,17 @@ func (ix *Index) Len() int { return len(ix.docs) }
 
 // Scores returns the BM25F score of every document for query, a bag of
 // words tokenized like the documents (see [Tokenize]); a repeated word
-// counts once. A document that matches no word scores 0.
+// counts once. A word also finds the documents that use one of its
+// synonyms (see synonymGroups), at half the weight. A document that
+// matches no word scores 0.
 func (ix *Index) Scores(query string) []float64 {
 	scores := make([]float64, len(ix.docs))
 	// Sorted and deduplicated, so that word order cannot change a
 	// floating-point sum and so a tie.
-	terms := Tokenize(query, nil)
-	slices.Sort(terms)
-	for _, t := range slices.Compact(terms) {
+	terms, weights := expand(query)
+	for i, t := range terms {
 		for _, p := range ix.postings[t] {
-			scores[p.doc] += p.score
+			scores[p.doc] += weights[i] * p.score
 		}
 	}
 	return scores

@@ -107,3 +107,55 @@ func TestRank(t *testing.T) {
 		t.Errorf("Rank limit 2 mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestGlossary(t *testing.T) {
+	tests := []struct {
+		texts []string
+		want  []string
+	}{
+		{[]string{"tinyurl-automation", "Automate Tinyurl tasks."}, []string{services["tinyurl"]}},
+		// Two words written apart, and the order first named; a word that
+		// is a service on its own ("Docker") counts as well.
+		{[]string{"Sync Google Calendar with Docker Hub"}, []string{services["googlecalendar"], services["docker"], services["dockerhub"]}},
+		{[]string{"xero", "XERO and Xero again"}, []string{services["xero"]}},
+		// Words that are also products' names in other contexts are not
+		// in the glossary; unknown words give nothing.
+		{[]string{"a linear model in a bounding box"}, nil},
+		{nil, nil},
+	}
+	for _, tt := range tests {
+		if diff := gocmp.Diff(tt.want, Glossary(tt.texts...)); diff != "" {
+			t.Errorf("Glossary(%q) mismatch (-want +got):\n%s", tt.texts, diff)
+		}
+	}
+}
+
+// TestSynonyms: a query word finds a document that says it another way,
+// at half the score of the word itself, so the document using the
+// query's own word ranks first.
+func TestSynonyms(t *testing.T) {
+	ix := New([]float64{1}, []Doc{
+		{{"shorten a long url"}},
+		{{"shorten a long link"}},
+		{{"bake bread"}},
+	})
+	s := ix.Scores("link")
+	if !(s[1] > 0 && s[0] > 0 && s[2] == 0) {
+		t.Fatalf("scores %v: want the link and the url documents found, not the bread one", s)
+	}
+	if math.Abs(s[0]-expandWeight*s[1]) > 1e-9 {
+		t.Errorf("the synonym scored %v; want %v × the word's %v", s[0], expandWeight, s[1])
+	}
+	// A word of the query is never also counted as a synonym of another.
+	both := ix.Scores("link url")
+	if math.Abs(both[0]-both[1]) > 1e-9 {
+		t.Errorf("link url: %v; want the two documents equal", both)
+	}
+	terms, weights := expand("links URL")
+	if diff := gocmp.Diff([]string{"address", "hyperlink", "link", "url"}, terms); diff != "" {
+		t.Errorf("expand terms (-want +got):\n%s", diff)
+	}
+	if diff := gocmp.Diff([]float64{expandWeight, expandWeight, 1, 1}, weights); diff != "" {
+		t.Errorf("expand weights (-want +got):\n%s", diff)
+	}
+}
