@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/skillrun/skillrun/internal/interp"
@@ -95,13 +94,6 @@ func (r *Runner) compileInterpreter(ctx context.Context, file string) (*sandbox.
 			return nil, err
 		}
 		defer f.Close()
-		wasm, err := io.ReadAll(io.LimitReader(f, maxModuleSize+1))
-		if err != nil {
-			return nil, err
-		}
-		if len(wasm) > maxModuleSize {
-			return nil, fmt.Errorf("larger than the %d MiB limit", maxModuleSize>>20)
-		}
-		return wasm, nil
+		return readModuleFrom(f)
 	})
 }

@@ -442,7 +442,13 @@ func readModule(skillDir, module string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxModuleSize+1))
+	return readModuleFrom(f)
+}
+
+// readModuleFrom reads a module's bytes from r, refusing more than
+// maxModuleSize.
+func readModuleFrom(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxModuleSize+1))
 	if err != nil {
 		return nil, err
 	}
