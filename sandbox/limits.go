@@ -325,6 +325,15 @@ func (o *openFiles) acquire() *openFiles {
 	return nil
 }
 
+// take takes a slot in o and its parents even past their caps.
+func (o *openFiles) take() {
+	for ; o != nil; o = o.parent {
+		o.mu.Lock()
+		o.n++
+		o.mu.Unlock()
+	}
+}
+
 // count returns the slots in use.
 func (o *openFiles) count() int {
 	o.mu.Lock()
@@ -337,14 +346,24 @@ func (o *openFiles) count() int {
 // EMFILE ("too many open files") in wazero's errno set, and EAGAIN
 // ("resource temporarily unavailable") is the nearest that tells a module
 // to close something first. The audit event names the real reason.
+//
+// The first open of the mount's root is never refused, only counted:
+// wazero opens a preopen's root lazily, on the module's first use of it
+// (Go's runtime init asks for the preopens before main), and panics on
+// any error there but ENOENT, so a refusal would trap the run before its
+// code starts, with a message about fd_prestat_get. It costs one file per
+// mount over the cap at most, and a run's mounts are few.
 type countedFS struct {
 	experimentalsys.FS
-	open  *openFiles
-	audit func(op, path string, full *openFiles) // records a refusal
+	open       *openFiles
+	audit      func(op, path string, full *openFiles) // records a refusal
+	rootOpened atomic.Bool
 }
 
 func (c *countedFS) OpenFile(path string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
-	if full := c.open.acquire(); full != nil {
+	if path == "." && c.rootOpened.CompareAndSwap(false, true) {
+		c.open.take()
+	} else if full := c.open.acquire(); full != nil {
 		c.audit("open", path, full)
 		return nil, experimentalsys.EAGAIN
 	}

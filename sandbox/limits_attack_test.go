@@ -250,6 +250,17 @@ func (w *lineSignal) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// end reports a run that ended without writing a line, so a reader
+// waiting for one is not left waiting.
+func (w *lineSignal) end(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.sent {
+		w.sent = true
+		w.ch <- fmt.Sprintf("ended without a line (%v); it wrote %q", err, w.buf.String())
+	}
+}
+
 // TestAttackOpenFilesRuntimeWide: three runs at once each try to hold 200
 // files on a Runtime whose cap for all runs is 300 ("also noticed" in
 // issue 11: 200 runs of 1,024 files used up the process's descriptors).
@@ -272,13 +283,18 @@ func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 	for i := range runs {
 		pr, pw := io.Pipe()
 		stdins = append(stdins, pw)
+		out := &lineSignal{ch: lines}
 		wg.Go(func() {
 			_, err := m.Run(ctx, &RunConfig{
 				Name:   fmt.Sprint("holder-", i),
 				Args:   []string{"openfiles", fmt.Sprint(each), "/workspace/f", "hold"},
 				Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}},
 				Stdin:  pr,
-				Stdout: &lineSignal{ch: lines},
+				Stdout: out,
+				// The runs hold their files until stdin ends; on a loaded
+				// machine (CI compiles interpreters beside this) the
+				// default 30 s can pass first.
+				Timeout: 10 * time.Minute,
 				Auditor: audit.AuditorFunc(func(_ context.Context, e audit.Event) {
 					kind, value, decision, reason := e.Kind, e.Value, string(e.Decision), e.Reason
 
@@ -292,11 +308,19 @@ func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 			if err != nil {
 				t.Errorf("run %d: %v", i, err)
 			}
+			out.end(err) // a run that ends without a line must not hang the test
 		})
 	}
 	opened, refused := 0, 0
 	for range runs {
 		line := <-lines
+		if strings.HasPrefix(line, "ended without") {
+			for _, pw := range stdins {
+				pw.Close()
+			}
+			wg.Wait()
+			t.Fatalf("a run %s", line)
+		}
 		var n int
 		if _, err := fmt.Sscanf(line, "opened %d", &n); err != nil {
 			t.Fatalf("guest said %q", line)
@@ -327,5 +351,63 @@ func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 	mu.Unlock()
 	if got := r.openFiles.count(); got != 0 {
 		t.Errorf("after the runs the Runtime counts %d open files; want 0", got)
+	}
+}
+
+// TestAttackOpenFilesCapFullAtStart: a run that starts while other runs
+// hold every file the Runtime allows still starts (its mount's root is
+// never refused: wazero would trap the run in its init), and its own
+// opens get EAGAIN, not a trap.
+func TestAttackOpenFilesCapFullAtStart(t *testing.T) {
+	const cap = 40
+	ctx := context.Background()
+	r, m := ownRuntime(t, Options{MaxOpenFiles: cap})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1)
+	holder := &lineSignal{ch: lines}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Run(ctx, &RunConfig{Name: "holder", Args: []string{"openfiles", "1000", "/workspace/f", "hold"},
+			Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Stdin: pr, Stdout: holder, Timeout: 10 * time.Minute})
+		holder.end(err)
+		done <- err
+	}()
+	// A first run asks for more than the cap and is refused there: how
+	// many it opened is what fits beside a run's own root.
+	line := <-lines
+	_ = pw.Close()
+	<-done
+	var n int
+	if _, err := fmt.Sscanf(line, "opened %d", &n); err != nil || n == 0 || n >= cap {
+		t.Fatalf("holder said %q; want some files opened, then EAGAIN at the cap", line)
+	}
+	// A second run holds exactly that many, filling the cap.
+	pr, pw = io.Pipe()
+	defer pw.Close()
+	lines2 := make(chan string, 1)
+	holder2 := &lineSignal{ch: lines2}
+	go func() {
+		_, err := m.Run(ctx, &RunConfig{Name: "holder2", Args: []string{"openfiles", fmt.Sprint(n), "/workspace/f", "hold"},
+			Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Stdin: pr, Stdout: holder2, Timeout: 10 * time.Minute})
+		holder2.end(err)
+	}()
+	if line := <-lines2; line != fmt.Sprintf("opened %d", n) {
+		t.Fatalf("second holder said %q; want it to hold %d files", line, n)
+	}
+	if got := r.openFiles.count(); got < cap {
+		t.Fatalf("the Runtime counts %d open files; want the cap %d reached", got, cap)
+	}
+	var stdout strings.Builder
+	res, err := m.Run(ctx, &RunConfig{Name: "late", Args: []string{"openfiles", "1", "/workspace/f"},
+		Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Stdout: &stdout, Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatalf("a run started at the cap failed: %v; want it to start and see EAGAIN", err)
+	}
+	if res.ExitCode != 1 || !strings.Contains(stdout.String(), "opened 0, then error") || !strings.Contains(stdout.String(), "Try again") {
+		t.Errorf("late run: exit %d, %q; want EAGAIN on its own open", res.ExitCode, stdout.String())
 	}
 }
