@@ -150,6 +150,9 @@ func (f *rootFS) guarded(p string, follow bool) (string, sys.Errno, string) {
 // and directories never block), O_DSYNC and O_RSYNC become O_SYNC.
 func (f *rootFS) OpenFile(p string, flag sys.Oflag, perm fs.FileMode) (sys.File, sys.Errno) {
 	p = cleanPath(p)
+	if flag&sys.O_CREAT != 0 {
+		perm = createFileMode
+	}
 	op := auditOpen
 	if oflagMutates(flag) {
 		op = auditOpenWrite
@@ -315,12 +318,23 @@ func (f *rootFS) change(op, p string, follow bool, do func(at string) sys.Errno)
 	return errno
 }
 
-// Mkdir implements sys.FS.Mkdir.
-func (f *rootFS) Mkdir(p string, perm fs.FileMode) sys.Errno {
+// Mkdir implements sys.FS.Mkdir. The folder gets createDirMode.
+func (f *rootFS) Mkdir(p string, _ fs.FileMode) sys.Errno {
 	return f.change(auditMkdir, cleanPath(p), false, func(at string) sys.Errno {
-		return pathErrno(f.root.Mkdir(at, perm&fs.ModePerm))
+		return pathErrno(f.root.Mkdir(at, createDirMode))
 	})
 }
+
+// createFileMode and createDirMode are the modes a guest creates files
+// and folders with. WASI preview 1 has no mode in path_open or
+// path_create_directory, and wazero passes 0o600 and 0o700, so a script's
+// output would be readable by its owner only. A native run creates with
+// 0666 and 0777 less the umask, and so does this: the host's umask
+// applies (usually 022: 0644 and 0755).
+const (
+	createFileMode fs.FileMode = 0o666
+	createDirMode  fs.FileMode = 0o777
+)
 
 // Chmod implements sys.FS.Chmod. Only the permission bits are applied.
 func (f *rootFS) Chmod(p string, perm fs.FileMode) sys.Errno {

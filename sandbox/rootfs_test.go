@@ -276,6 +276,59 @@ func TestRootFSOpenFileMasksPermissions(t *testing.T) {
 	}
 }
 
+// TestRootFSCreateModes: what a guest creates gets the modes a native run
+// gives (0666 and 0777 less the umask: usually 0644 and 0755), not
+// wazero's owner-only 0600 and 0700; an existing file keeps its mode.
+func TestRootFSCreateModes(t *testing.T) {
+	fx := newRootFSFixture(t, true)
+	// What this process creates natively, with its umask.
+	native := t.TempDir()
+	nf, err := os.OpenFile(filepath.Join(native, "f"), os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nf.Close()
+	if err := os.Mkdir(filepath.Join(native, "d"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	nativeMode := func(p string) fs.FileMode {
+		fi, err := os.Stat(filepath.Join(native, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode()
+	}
+
+	f, errno := fx.fs.OpenFile("new.txt", sys.O_CREAT|sys.O_WRONLY, 0o600) // what wazero passes
+	if errno != 0 {
+		t.Fatalf("OpenFile: %v", errno)
+	}
+	f.Close()
+	if errno := fx.fs.Mkdir("newdir", 0o700); errno != 0 {
+		t.Fatalf("Mkdir: %v", errno)
+	}
+	if err := os.Chmod(filepath.Join(fx.dir, "a.txt"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	f, errno = fx.fs.OpenFile("a.txt", sys.O_CREAT|sys.O_WRONLY, 0o600)
+	if errno != 0 {
+		t.Fatalf("OpenFile of an existing file: %v", errno)
+	}
+	f.Close()
+	for p, want := range map[string]fs.FileMode{"new.txt": nativeMode("f"), "newdir": nativeMode("d"), "a.txt": 0o640} {
+		fi, err := os.Stat(filepath.Join(fx.dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != want {
+			t.Errorf("%s has mode %v; want %v, as natively", p, fi.Mode(), want)
+		}
+	}
+	if m := nativeMode("f"); m&0o044 == 0 {
+		t.Logf("this process's umask (%v for a new file) hides group and other bits", m)
+	}
+}
+
 func TestRootFSFile(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	f, errno := fx.fs.OpenFile("f.txt", sys.O_CREAT|sys.O_RDWR, 0o644)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/skillrun/skillrun/audit"
@@ -73,16 +75,43 @@ type ScriptRun struct {
 }
 
 // declaredOf returns a script of s and what it declares: the skill-level
-// capabilities extended by the script's own ([capabilities.Merge]).
+// capabilities extended by the script's own ([capabilities.Merge]). A
+// script named by a file path ("scripts/x.py", see
+// [skills.Skill.FileScript]) that skill.toml does not list declares the
+// skill-level capabilities, or, in a skill without skill.toml,
+// fileScriptDeclares.
 func declaredOf(s *skills.Skill, script string) (*skills.Script, capabilities.Set, error) {
+	if s.Manifest != nil {
+		if sc, ok := s.Manifest.Scripts[script]; ok {
+			return sc, capabilities.Merge(s.Manifest.Capabilities, sc.Capabilities), nil
+		}
+	}
+	if skills.IsFileScriptName(script) {
+		sc, err := s.FileScript(script)
+		if err != nil {
+			return nil, capabilities.Set{}, fmt.Errorf("%w: %s:%s: %w", ErrNotRunnable, s.Name, script, err)
+		}
+		if s.Manifest == nil {
+			return sc, fileScriptDeclares(), nil
+		}
+		return sc, capabilities.Merge(s.Manifest.Capabilities, sc.Capabilities), nil
+	}
 	if s.Manifest == nil || len(s.Manifest.Scripts) == 0 {
-		return nil, capabilities.Set{}, fmt.Errorf("%w: skill %s has no scripts (no [scripts] in skill.toml)", ErrNotRunnable, s.Name)
+		return nil, capabilities.Set{}, fmt.Errorf("%w: skill %s has no script %q (no [scripts] in skill.toml; run a file of the skill as %s:scripts/FILE)", ErrNotRunnable, s.Name, script, s.Name)
 	}
-	sc, ok := s.Manifest.Scripts[script]
-	if !ok {
-		return nil, capabilities.Set{}, fmt.Errorf("%w: skill %s has no script %q (it has: %v)", ErrNotRunnable, s.Name, script, s.Manifest.ScriptNames())
+	return nil, capabilities.Set{}, fmt.Errorf("%w: skill %s has no script %q (it has: %v)", ErrNotRunnable, s.Name, script, s.Manifest.ScriptNames())
+}
+
+// fileScriptDeclares is what a script file of a skill without skill.toml
+// declares: reading the skill, reading and writing the workspace, nothing
+// else (no environment, no network, no tools). It is what a published
+// skill's scripts need to work as their SKILL.md says, and all an
+// operator's grant (-A) can give them.
+func fileScriptDeclares() capabilities.Set {
+	return capabilities.Set{
+		Read:  []capabilities.Path{{Root: capabilities.RootSkill}, {Root: capabilities.RootWorkspace}},
+		Write: []capabilities.Path{{Root: capabilities.RootWorkspace}},
 	}
-	return sc, capabilities.Merge(s.Manifest.Capabilities, sc.Capabilities), nil
 }
 
 // Resolve is what r grants script of s ([capabilities.Resolver.Resolve]
@@ -101,7 +130,9 @@ func Resolve(s *skills.Skill, script string, r *capabilities.Resolver) (capabili
 			return capabilities.Resolution{}, err
 		}
 		declared = d
-	case s.Manifest != nil:
+	case s.Manifest == nil:
+		declared = fileScriptDeclares() // its script files'
+	default:
 		declared = s.Manifest.Capabilities
 		for _, name := range s.Manifest.ScriptNames() {
 			_, d, _ := declaredOf(s, name) // name is one of the manifest's
@@ -190,7 +221,7 @@ func (r *Runner) RunScript(ctx context.Context, s *skills.Skill, script string, 
 
 	return runCompiled(ctx, m, s, script, sc, eff, sr, &sandbox.RunConfig{
 		Args:      append(append([]string{}, sc.Args...), sr.Args...),
-		Env:       envFor(eff),
+		Env:       withWorkdir(envFor(eff), mounts),
 		Mounts:    mounts,
 		Protected: protected,
 	}, "")
@@ -427,6 +458,26 @@ func envFor(eff capabilities.Set) []string {
 		}
 	}
 	return env
+}
+
+// workspaceGuestPath is where a script sees the workspace, and its
+// working directory when the workspace (or a part of it) is mounted.
+const workspaceGuestPath = "/workspace"
+
+// withWorkdir makes /workspace the run's working directory when a mount
+// is there or below: published scripts open files relative to where they
+// were started ("output/report.md"). The working directory reaches the
+// guest as PWD, which Go's WASI port reads at start and skillrun's
+// Python sitecustomize changes to; a PWD the grant passes from the host
+// is dropped, since the host's directory means nothing inside.
+func withWorkdir(env []string, mounts []sandbox.Mount) []string {
+	out := slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") })
+	for _, m := range mounts {
+		if m.GuestPath == workspaceGuestPath || strings.HasPrefix(m.GuestPath, workspaceGuestPath+"/") {
+			return append(out, "PWD="+workspaceGuestPath)
+		}
+	}
+	return out
 }
 
 // readModule reads a module through os.Root, so a symlink cannot lead

@@ -226,3 +226,50 @@ func TestResolve(t *testing.T) {
 	_, err = Resolve(s, "a", &capabilities.Resolver{Flags: []capabilities.FlagGrant{{Kind: "net"}, {Kind: "env", Value: "HOME", HasValue: true}}})
 	assert.ErrorContains(t, err, "--allow-env=HOME grants nothing")
 }
+
+// TestWorkdir: with the workspace mounted, a script starts in /workspace
+// (relative paths resolve there) and sees PWD=/workspace, whatever PWD
+// the grant passes from the host; without it, no PWD.
+func TestWorkdir(t *testing.T) {
+	s := probeSkill(t, `read = ["workspace"]`+"\n"+`env = ["PWD"]`)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "in.txt"), []byte("relative"), 0o644))
+	t.Setenv("PWD", "/home/operator")
+	out, res, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}}, "read", "in.txt")
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode, out)
+	assert.Equal(t, "relative", out)
+	out, _, err = runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}}, "env")
+	require.NoError(t, err)
+	assert.Contains(t, out, "PWD=/workspace")
+	assert.NotContains(t, out, "/home/operator")
+
+	assert.Equal(t, []string{"A=1"}, withWorkdir([]string{"A=1", "PWD=/x"}, []sandbox.Mount{{GuestPath: "/skill"}}))
+	assert.Equal(t, []string{"PWD=/workspace"}, withWorkdir(nil, []sandbox.Mount{{GuestPath: "/workspace/out"}}))
+	assert.Equal(t, []string(nil), withWorkdir(nil, []sandbox.Mount{{GuestPath: "/workspaces"}}))
+}
+
+// TestFileScriptDeclares: a skill without skill.toml declares for its
+// script files read of the skill and read and write of the workspace;
+// -A grants exactly that, for a file and for the whole skill.
+func TestFileScriptDeclares(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pub")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: pub\ndescription: d\n---\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scripts", "x.py"), []byte("print(1)\n"), 0o644))
+	s, err := skills.LoadDir(dir, nil)
+	require.NoError(t, err)
+	for _, script := range []string{"scripts/x.py", ""} {
+		res, err := Resolve(s, script, &capabilities.Resolver{All: true})
+		require.NoError(t, err, script)
+		assert.Equal(t, "read=skill,workspace, write=workspace", capabilities.Describe(res.Declared), script)
+		assert.Equal(t, capabilities.Describe(res.Declared), capabilities.Describe(res.Granted), script)
+		assert.True(t, res.Missing.IsZero(), script)
+	}
+	_, err = Resolve(s, "stats", &capabilities.Resolver{})
+	assert.ErrorIs(t, err, ErrNotRunnable)
+	assert.ErrorContains(t, err, "run a file of the skill as pub:scripts/FILE")
+	_, err = Resolve(s, "scripts/x.rb", &capabilities.Resolver{})
+	assert.ErrorIs(t, err, ErrNotRunnable)
+	assert.ErrorContains(t, err, "pub:scripts/x.rb")
+}

@@ -134,7 +134,7 @@ func TestRunScriptHostFunctions(t *testing.T) {
 		assert.Equal(t, `skills_search: [{"name":"pdf","description":"The pdf skill, for tests."}]`, steps["skills_search"])
 		assert.Equal(t, `skill_activate: ["# pdf\n",["SKILL.md","references/a.md"]]`, steps["skill_activate"])
 		assert.Equal(t, `skill_read: "my own reference"`, steps["skill_read"])
-		assert.Contains(t, steps["skill_run"], `skill_run: error not_found: skill_run: not runnable: skill pdf has no scripts`)
+		assert.Contains(t, steps["skill_run"], `skill_run: error not_found: skill_run: not runnable: skill pdf has no script "extract" (no [scripts] in skill.toml`)
 		assert.Contains(t, steps["skill_run denied"], `error denied: me:hostcall: skills evil denied: not granted`)
 		assert.Contains(t, steps["mcp_call"], `error denied:`)
 		// No net grant: the default fetcher refuses before any connection.

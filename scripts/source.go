@@ -111,10 +111,9 @@ func sourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
 func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
 	skillDir string, mount func() ([]sandbox.Mount, error), protected []string, eff capabilities.Set, sr *ScriptRun) (*sandbox.Result, error) {
 	label := s.Name + ":" + script
-	lang, ok := interp.Language(sc.Source)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s: source %s: skillrun runs source scripts in Python (.py) and JavaScript (.js); compile other languages to a WASI module (module = ...)",
-			ErrNotRunnable, label, sc.Source)
+	lang, err := sourceLanguage(sc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
 	}
 	if err := checkSourceFile(skillDir, sc.Source); err != nil {
 		return nil, fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
@@ -154,12 +153,32 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 		protected = append(protected, filepath.Join(mt.HostDir, filepath.FromSlash(mt.Sub)))
 	}
 
-	env := interpreterEnv(lang, skillDir, envFor(eff), in.Env)
+	env := interpreterEnv(lang, skillDir, withWorkdir(envFor(eff), all), in.Env)
 	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 
 	return runCompiled(ctx, m, s, script, sc, eff, sr, &sandbox.RunConfig{Args: args, Env: env, Mounts: all, Protected: protected},
 		"; interpreter "+lang+" for "+sc.Source)
+}
+
+// sourceLanguage is the interpreter language of a source script: its
+// Language (a file script's, told by extension or #! line) or its
+// extension's. Languages skillrun has no interpreter for yet say so.
+func sourceLanguage(sc *skills.Script) (string, error) {
+	switch sc.Language {
+	case skills.LangPython:
+		return interp.Python, nil
+	case skills.LangJS:
+		return interp.JS, nil
+	case skills.LangTypeScript:
+		return "", fmt.Errorf("source %s: TypeScript scripts cannot run yet (skillrun runs Python and JavaScript; compile it to JavaScript first)", sc.Source)
+	case skills.LangShell:
+		return "", fmt.Errorf("source %s: shell scripts cannot run yet: they need skillrun's sandboxed shell, which this build does not have", sc.Source)
+	}
+	if lang, ok := interp.Language(sc.Source); ok {
+		return lang, nil
+	}
+	return "", fmt.Errorf("source %s: skillrun runs source scripts in Python (.py) and JavaScript (.js); compile other languages to a WASI module (module = ...)", sc.Source)
 }
 
 // skillGuestPath is where a script sees its skill folder.

@@ -79,6 +79,10 @@ type Script struct {
 	Export string `toml:"export" json:"export,omitempty"`
 	// Source is the script file's path inside the skill folder.
 	Source string `toml:"source" json:"source,omitempty"`
+	// Language is the language of a file script found by
+	// [Skill.FileScript] (LangPython, ...); "" means: told by Source's
+	// extension.
+	Language string `toml:"-" json:"language,omitempty"`
 	// Build says how `skillrun build` makes Module or Plugin, if it can.
 	Build *Build `toml:"build" json:"build,omitempty"`
 	// InputSchema and OutputSchema are paths of JSON Schema files inside

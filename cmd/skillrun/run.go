@@ -94,13 +94,19 @@ func (f *runFlags) loadPolicy() (*capabilities.Policy, error) {
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run PATH[:SCRIPT] [flags] [-- ARGS...]",
+		Use:   "run PATH[:SCRIPT|:FILE] [flags] [-- ARGS...]",
 		Short: "Run a skill's script in the sandbox with only the capabilities granted",
 		Long: `Run executes one script of a skill as a WebAssembly module. The script sees
 only what is both declared in its skill.toml and granted here: the skill
-folder read-only at /skill, the workspace at /workspace, named environment
-variables, and limits on memory, time and output. Nothing is granted by
-default.
+folder read-only at /skill, the workspace at /workspace (its working
+directory), named environment variables, and limits on memory, time and
+output. Nothing is granted by default.
+
+SCRIPT is a script named in skill.toml. FILE is a path inside the skill, as
+a published SKILL.md names it (scripts/fill_form.py): it runs by extension
+or #! line, Python and JavaScript under interpreters that are themselves
+WebAssembly, with or without a skill.toml. A skill without skill.toml
+declares for its files: read the skill, read and write the workspace.
 
 A grant flag with no value grants what the skill declares for that kind; with
 a value, only that part of it, in skill.toml's words:
@@ -114,6 +120,7 @@ Exit status: the script's own, or 2 usage error, 124 timeout, 125 sandbox or
 host error (trap, memory or output limit), 126 a capability the script needs
 was not granted.`,
 		Example: `  skillrun run examples/csv-stats:stats --workspace examples/workspace -A -- sales.csv
+  skillrun run ./pdf-skill:scripts/fill_form.py --workspace . -A -- input.pdf
   skillrun run examples/word-count --allow-read=workspace --workspace . -- README.md`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -157,11 +164,12 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	for _, p := range s.Problems {
 		fmt.Fprintln(stderr, p.Error())
 	}
-	if s.Manifest == nil || len(s.Manifest.Scripts) == 0 {
-		return usageErr("%s: skill %s has no scripts (no [scripts] in skill.toml); it is instructions only: see `skillrun show %s`", dir, termsafe.Quote(s.Name, maxShownName), dir)
+	if scriptName == "" && (s.Manifest == nil || len(s.Manifest.Scripts) == 0) {
+		return usageErr("%s: skill %s has no scripts in skill.toml; run one of its files as %s:PATH (for example %s:scripts/main.py), or see `skillrun show %s`",
+			dir, termsafe.Quote(s.Name, maxShownName), dir, dir, dir)
 	}
-	names := s.Manifest.ScriptNames()
 	if scriptName == "" {
+		names := s.Manifest.ScriptNames()
 		if len(names) != 1 {
 			return usageErr("%s has %d scripts; name one as %s:SCRIPT (%s)", termsafe.Quote(s.Name, maxShownName), len(names), dir, termsafe.String(strings.Join(names, ", ")))
 		}

@@ -7,6 +7,19 @@ import sys
 
 _WHY = "skillrun runs Python scripts in a WebAssembly sandbox"
 
+# The working directory: WASI has none, so the C library starts at "/".
+# skillrun passes the one a script expects (the workspace) as PWD, as a
+# shell would; relative paths ("output/report.md") then resolve there.
+import os as _os
+
+_pwd = _os.environ.get("PWD")
+if _pwd:
+    try:
+        _os.chdir(_pwd)
+    except OSError:
+        pass
+del _pwd
+
 # Well-known packages that are (or need) compiled extension modules.
 _COMPILED = {
     "numpy", "pandas", "scipy", "matplotlib", "PIL", "lxml", "cryptography",
@@ -64,8 +77,6 @@ def _refuse(what, why):
 
 _NOPROC = "no subprocesses"
 _NOSOCK = "no sockets (no network for Python scripts)"
-
-import os as _os
 
 _PROC_CALLS = ("system", "popen", "fork", "forkpty", "execv", "execve", "execvp", "execvpe",
                "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe",

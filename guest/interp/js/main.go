@@ -11,7 +11,7 @@
 //   - console.log/info/debug write to stdout, console.warn/error to stderr;
 //   - process.argv, process.env (only the granted variables), process.exit,
 //     process.exitCode, process.stdout.write, process.stderr.write,
-//     process.cwd();
+//     process.cwd() (the workspace when it is mounted) and process.chdir;
 //   - require("fs"): readFileSync, writeFileSync, appendFileSync,
 //     readdirSync, existsSync, mkdirSync, statSync, unlinkSync, renameSync
 //     (and readFile/writeFile/readdir as synchronous aliases), over the
@@ -191,7 +191,12 @@ func (in *interp) setup(args []string, stdin io.Reader) error {
 		_ = in.stderr.Flush()
 		panic(exitCode(code))
 	})
-	set(process, "cwd", func() string { return "/" })
+	set(process, "cwd", workdir)
+	set(process, "chdir", func(dir string) {
+		if err := os.Chdir(fsPath(dir)); err != nil {
+			in.fsError("chdir", dir, err)
+		}
+	})
 	stream := func(w *bufio.Writer) *goja.Object {
 		o := vm.NewObject()
 		set(o, "write", func(s string) bool { _, err := w.WriteString(s); return err == nil })
@@ -367,7 +372,7 @@ func (in *interp) pathModule() goja.Value {
 	set(o, "sep", "/")
 	set(o, "join", func(parts ...string) string { return path.Join(parts...) })
 	set(o, "resolve", func(parts ...string) string {
-		p := "/"
+		p := workdir()
 		for _, s := range parts {
 			if path.IsAbs(s) {
 				p = s
@@ -406,12 +411,22 @@ func (in *interp) pathModule() goja.Value {
 	return o
 }
 
-// fsPath makes a script's path absolute ("/" is the working folder).
+// fsPath makes a script's path absolute, relative to the working folder.
 func fsPath(p string) string {
 	if !path.IsAbs(p) {
-		p = path.Join("/", p)
+		p = path.Join(workdir(), p)
 	}
 	return path.Clean(p)
+}
+
+// workdir is the working folder: the one skillrun gives the run (PWD,
+// which Go's WASI port starts in; the workspace when it is mounted),
+// else "/".
+func workdir() string {
+	if d, err := os.Getwd(); err == nil && path.IsAbs(d) {
+		return d
+	}
+	return "/"
 }
 
 // fsError turns a Go file error into a Node-like Error with code.
