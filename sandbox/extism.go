@@ -164,10 +164,11 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 		pc.Name = "plugin"
 	}
 	record := newRecorder(ctx, pc.Auditor)
-	if r.closed.Load() {
+	if !r.runs.enter() { // Close stops the call and waits for it, as for a run
 		r.plugins.closeAll(ctx)
 		return nil, nil, fmt.Errorf("%s: %w", pc.Name, errClosed)
 	}
+	defer r.runs.leave()
 	cp, err := r.compilePlugin(ctx, wasm)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", pc.Name, err)
@@ -176,6 +177,7 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 	start := time.Now()
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	defer context.AfterFunc(r.stop, func() { cancel(errClosed) })()
 	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, pc.Timeout, errTimeoutCause)
 	defer cancelTimeout()
 	// Log lines (skillrun's log and Extism's own) spend from the output

@@ -387,14 +387,16 @@ func TestAttackOpenFilesCapFullAtStart(t *testing.T) {
 	}
 	// A second run holds exactly that many, filling the cap.
 	pr, pw = io.Pipe()
-	defer pw.Close()
 	lines2 := make(chan string, 1)
 	holder2 := &lineSignal{ch: lines2}
+	done2 := make(chan struct{})
 	go func() {
+		defer close(done2)
 		_, err := m.Run(ctx, &RunConfig{Name: "holder2", Args: []string{"openfiles", fmt.Sprint(n), "/workspace/f", "hold"},
 			Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Stdin: pr, Stdout: holder2, Timeout: 10 * time.Minute})
 		holder2.end(err)
 	}()
+	defer func() { _ = pw.Close(); <-done2 }()
 	if line := <-lines2; line != fmt.Sprintf("opened %d", n) {
 		t.Fatalf("second holder said %q; want it to hold %d files", line, n)
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -203,8 +204,25 @@ func (f *rootFile) Write(buf []byte) (int, sys.Errno) {
 	if len(buf) == 0 {
 		return 0, 0
 	}
+	buf, errno := f.reserve(buf)
+	if errno != 0 {
+		return 0, errno
+	}
 	n, err := f.file.Write(buf)
+	f.fs.quota.give(int64(len(buf) - n))
 	return n, sys.UnwrapOSError(err)
+}
+
+// reserve cuts buf to what the mount's quota has left (a short write, as
+// a nearly full disk gives), or fails when nothing is left: with EIO,
+// since wazero's errno set has no ENOSPC; the audit says why.
+func (f *rootFile) reserve(buf []byte) ([]byte, sys.Errno) {
+	got := f.fs.quota.take(int64(len(buf)))
+	if got == 0 {
+		f.fs.recordWhy(auditWrite, f.path, sys.EIO, fmt.Sprintf("the mount's write limit of %d bytes is used up", f.fs.quota.max))
+		return nil, sys.EIO
+	}
+	return buf[:got], 0
 }
 
 // Pwrite implements sys.File.Pwrite. os.File refuses WriteAt on a file in
@@ -219,7 +237,12 @@ func (f *rootFile) Pwrite(buf []byte, off int64) (int, sys.Errno) {
 	case len(buf) == 0:
 		return 0, 0
 	}
+	buf, errno := f.reserve(buf)
+	if errno != 0 {
+		return 0, errno
+	}
 	n, err := f.file.WriteAt(buf, off)
+	f.fs.quota.give(int64(len(buf) - n))
 	return n, sys.UnwrapOSError(err)
 }
 
@@ -230,6 +253,19 @@ func (f *rootFile) Truncate(size int64) sys.Errno {
 	}
 	if size < 0 {
 		return sys.EINVAL
+	}
+	if f.fs.quota != nil {
+		fi, err := f.file.Stat()
+		if err != nil {
+			return sys.UnwrapOSError(err)
+		}
+		if grow := size - fi.Size(); grow > 0 {
+			if got := f.fs.quota.take(grow); got < grow {
+				f.fs.quota.give(got)
+				f.fs.recordWhy(auditWrite, f.path, sys.EIO, fmt.Sprintf("the mount's write limit of %d bytes is used up", f.fs.quota.max))
+				return sys.EIO
+			}
+		}
 	}
 	return sys.UnwrapOSError(f.file.Truncate(size))
 }

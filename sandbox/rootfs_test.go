@@ -329,6 +329,52 @@ func TestRootFSCreateModes(t *testing.T) {
 	}
 }
 
+// TestRootFSWriteQuota: a mount with MaxBytes takes writes up to it: the
+// write that crosses it is cut, the next fails (EIO, audited as the
+// limit), growth by truncation counts, and a failed write takes nothing.
+func TestRootFSWriteQuota(t *testing.T) {
+	fx := newRootFSFixture(t, true)
+	fx.fs.quota = &writeQuota{max: 10}
+	f, errno := fx.fs.OpenFile("q.txt", sys.O_CREAT|sys.O_RDWR, 0)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	defer f.Close()
+	if n, errno := f.Write([]byte("123456")); n != 6 || errno != 0 {
+		t.Fatalf("first write: %d, %v", n, errno)
+	}
+	if n, errno := f.Pwrite([]byte("abcdef"), 6); n != 4 || errno != 0 {
+		t.Fatalf("the write crossing the limit: %d, %v; want 4 bytes written", n, errno)
+	}
+	if n, errno := f.Write([]byte("x")); n != 0 || errno != sys.EIO {
+		t.Fatalf("a write past the limit: %d, %v; want EIO", n, errno)
+	}
+	if errno := f.Truncate(100); errno != sys.EIO {
+		t.Fatalf("growing past the limit by truncation: %v; want EIO", errno)
+	}
+	if errno := f.Truncate(3); errno != 0 {
+		t.Fatalf("shrinking: %v", errno) // always allowed
+	}
+	if got := hostReadFile(t, filepath.Join(fx.dir, "q.txt")); got != "123" {
+		t.Errorf("file holds %q", got)
+	}
+	if used := fx.fs.quota.used.Load(); used != 10 {
+		t.Errorf("quota used %d; want 10 (deleting or shrinking gives nothing back)", used)
+	}
+	found := false
+	for _, e := range fx.events {
+		found = found || e.Op == auditWrite && e.Errno == sys.EIO
+	}
+	if !found {
+		t.Errorf("no audited write refusal in %+v", fx.events)
+	}
+	// Without a quota nothing is bounded.
+	var none *writeQuota
+	if got := none.take(1 << 40); got != 1<<40 {
+		t.Errorf("nil quota took %d", got)
+	}
+}
+
 func TestRootFSFile(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	f, errno := fx.fs.OpenFile("f.txt", sys.O_CREAT|sys.O_RDWR, 0o644)

@@ -57,6 +57,14 @@ type Mount struct {
 	// GuestPath. Without it every change fails with EROFS ("read-only file
 	// system").
 	Writable bool
+	// MaxBytes, if positive, bounds what a run writes below GuestPath:
+	// every byte written counts, rewrites too, and so does growth by
+	// truncation; deleting gives nothing back. A write that crosses it is
+	// cut there (a short write, as on a nearly full disk); the next fails
+	// with EIO, audited as the limit: wazero's WASI has no ENOSPC. Use it
+	// for a scratch folder such as a run's private /tmp, whose disk the
+	// operator did not grant.
+	MaxBytes int64
 }
 
 // RunConfig is what one run of a module gets: its arguments, environment,
@@ -219,11 +227,13 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 		name = "module"
 	}
 	switch {
-	case m.r.closed.Load():
+	case !m.r.runs.enter():
 		return nil, fmt.Errorf("%s: %w", name, errClosed)
 	case !m.acquire():
+		m.r.runs.leave()
 		return nil, fmt.Errorf("%s: %w", name, errModuleClosed)
 	}
+	defer m.r.runs.leave()
 	defer m.release(ctx)
 	mem, err := m.memoryLimit(name, c.Memory) // linear memory and tables
 	if err != nil {
@@ -233,6 +243,8 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 	start := time.Now()
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// Runtime.Close stops the run and waits for it to end.
+	defer context.AfterFunc(m.r.stop, func() { cancel(errClosed) })()
 	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, c.Timeout, errTimeoutCause)
 	defer cancelTimeout()
 
@@ -462,7 +474,11 @@ func openMount(mt Mount, protected []string, audit auditFunc) (*rootFS, error) {
 			return nil, err
 		}
 	}
-	return newRootFS(root, mt.Writable, guard, audit), nil
+	f := newRootFS(root, mt.Writable, guard, audit)
+	if mt.MaxBytes > 0 {
+		f.quota = &writeQuota{max: mt.MaxBytes}
+	}
+	return f, nil
 }
 
 // auditPath turns a path of a rootFS audit event, relative to the mount,

@@ -127,6 +127,13 @@ type Runtime struct {
 	// openFiles counts the files all runs hold open (Options.MaxOpenFiles).
 	openFiles openFiles
 
+	// runs counts the runs in progress, and stop ends them: Close stops
+	// every run and waits for it before closing wazero's runtime, whose
+	// Close is not safe beside a module still using its files.
+	runs     activeRuns
+	stop     context.Context
+	stopRuns context.CancelFunc
+
 	// cacheDir is the disk cache's folder ("" without one); no run
 	// may write into it (RunConfig.Protected, [Runtime.CacheDir]).
 	cacheDir string
@@ -168,6 +175,7 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		openFiles:      openFiles{max: cmp.Or(opts.MaxOpenFiles, defaultMaxOpenFiles()), what: "for all runs"},
 	}
 	r.kept.max = cmp.Or(opts.MaxCompiledBytes, defaultMaxCompiledBytes)
+	r.stop, r.stopRuns = context.WithCancel(context.Background())
 	if !opts.NoCache {
 		dir, err := cacheDir(opts.CacheDir)
 		if err != nil {
@@ -220,6 +228,10 @@ func (r *Runtime) Close(ctx context.Context) error {
 	if r.closed.Swap(true) {
 		return nil
 	}
+	r.stopRuns()
+	if !r.runs.closeAndWait(closeWait) {
+		r.log.Warn("runs still in progress after the Runtime was closed; closing under them", "waited", closeWait)
+	}
 	r.plugins.closeAll(ctx)
 	r.kept.clear()
 	err := r.wr.Close(ctx)
@@ -227,6 +239,65 @@ func (r *Runtime) Close(ctx context.Context) error {
 		err = errors.Join(err, r.cache.Close(ctx))
 	}
 	return err
+}
+
+// closeWait bounds how long Close waits for stopped runs to end. A run
+// ends within milliseconds of being stopped (wazero checks the context in
+// compiled code, and host calls get it); one that does not is closed
+// under.
+const closeWait = 10 * time.Second
+
+// activeRuns counts the runs in progress. Once closed it admits no more,
+// and closeAndWait waits for those left.
+type activeRuns struct {
+	mu     sync.Mutex
+	n      int
+	closed bool
+	idle   chan struct{} // closed when n drops to 0 after closing
+}
+
+// enter admits a run, unless the Runtime is closed.
+func (a *activeRuns) enter() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return false
+	}
+	a.n++
+	return true
+}
+
+// leave ends a run that entered.
+func (a *activeRuns) leave() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n--
+	if a.n == 0 && a.idle != nil {
+		close(a.idle)
+		a.idle = nil
+	}
+}
+
+// closeAndWait admits no more runs and waits up to d for those in
+// progress; it reports whether they all ended.
+func (a *activeRuns) closeAndWait(d time.Duration) bool {
+	a.mu.Lock()
+	a.closed = true
+	if a.n == 0 {
+		a.mu.Unlock()
+		return true
+	}
+	idle := make(chan struct{})
+	a.idle = idle
+	a.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // errClosed is returned by Compile and Run after Runtime.Close, and

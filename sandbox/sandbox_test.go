@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -239,6 +240,62 @@ func TestClosed(t *testing.T) {
 	}
 	if _, err := m2.Run(ctx, nil); !errors.Is(err, errClosed) {
 		t.Errorf("Run after Runtime.Close: got %v, want errClosed", err)
+	}
+}
+
+// TestCloseDuringFileRun closes a Runtime under runs that hold files and
+// wait on stdin: Close stops them and waits for them to end before it
+// closes wazero's runtime, whose Close is not safe beside a module using
+// its files (the race detector saw it), and the runs end with an error
+// saying the runtime is closed.
+func TestCloseDuringFileRun(t *testing.T) {
+	ctx := context.Background()
+	r, m := ownRuntime(t, Options{})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 3
+	lines := make(chan string, runs)
+	errs := make(chan error, runs)
+	var stdins []*io.PipeWriter
+	for i := range runs {
+		pr, pw := io.Pipe()
+		stdins = append(stdins, pw)
+		out := &lineSignal{ch: lines}
+		go func() {
+			_, err := m.Run(ctx, &RunConfig{Name: fmt.Sprint("holder-", i), Args: []string{"openfiles", "5", "/workspace/f", "hold"},
+				Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace", Writable: true}}, Stdin: pr, Stdout: out, Timeout: 10 * time.Minute})
+			out.end(err)
+			errs <- err
+		}()
+	}
+	defer func() {
+		for _, pw := range stdins {
+			_ = pw.Close()
+		}
+	}()
+	for range runs {
+		if line := <-lines; line != "opened 5" {
+			t.Fatalf("a run said %q", line)
+		}
+	}
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Close waited for the runs: their files are closed already.
+	if got := r.openFiles.count(); got != 0 {
+		t.Errorf("after Close the Runtime counts %d open files; want its runs ended", got)
+	}
+	for range runs {
+		select {
+		case err := <-errs:
+			if err == nil || !strings.Contains(err.Error(), "runtime is closed") {
+				t.Errorf("run under Close: %v; want an error saying the runtime is closed", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("a run did not return after Close")
+		}
 	}
 }
 

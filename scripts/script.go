@@ -218,10 +218,15 @@ func (r *Runner) RunScript(ctx context.Context, s *skills.Skill, script string, 
 	if err != nil {
 		return nil, err
 	}
+	mounts, env, removeTmp, err := withTmp(mounts, withWorkdir(envFor(eff), mounts), eff)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	defer removeTmp()
 
 	return runCompiled(ctx, m, s, script, sc, eff, sr, &sandbox.RunConfig{
 		Args:      append(append([]string{}, sc.Args...), sr.Args...),
-		Env:       withWorkdir(envFor(eff), mounts),
+		Env:       env,
 		Mounts:    mounts,
 		Protected: protected,
 	}, "")

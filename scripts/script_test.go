@@ -273,3 +273,29 @@ func TestFileScriptDeclares(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotRunnable)
 	assert.ErrorContains(t, err, "pub:scripts/x.rb")
 }
+
+// TestPrivateTmp: every run has a writable /tmp of its own, with no grant:
+// a file one run leaves there is gone for the next, the host folder is
+// removed when the run ends, and it holds at most the run's memory limit.
+func TestPrivateTmp(t *testing.T) {
+	hostTmp := t.TempDir()
+	t.Setenv("TMPDIR", hostTmp) // where the runs' folders are made
+	s := probeSkill(t, `memory = "8MiB"`)
+	out, res, err := runProbe(t, s, &ScriptRun{}, "write", "/tmp/x", "scratch")
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode, out)
+	out, res, err = runProbe(t, s, &ScriptRun{}, "read", "/tmp/x")
+	require.NoError(t, err)
+	assert.Equal(t, uint32(1), res.ExitCode, "a second run read the first run's /tmp: %s", out)
+	out, _, err = runProbe(t, s, &ScriptRun{}, "env")
+	require.NoError(t, err)
+	assert.Contains(t, out, "TMPDIR=/tmp")
+	left, err := filepath.Glob(filepath.Join(hostTmp, "skillrun-tmp-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "the runs' /tmp folders are left on the host")
+	// The limit: the guest writes 9 MiB into /tmp; it stops at 8 MiB.
+	out, res, err = runProbe(t, s, &ScriptRun{}, "fill", "/tmp/big", fmt.Sprint(9<<20))
+	require.NoError(t, err)
+	assert.Equal(t, uint32(1), res.ExitCode, out)
+	assert.Contains(t, out, fmt.Sprintf("wrote %d, then error: write /tmp/big: I/O error", 8<<20))
+}

@@ -153,7 +153,12 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 		protected = append(protected, filepath.Join(mt.HostDir, filepath.FromSlash(mt.Sub)))
 	}
 
-	env := interpreterEnv(lang, skillDir, withWorkdir(envFor(eff), all), in.Env)
+	all, granted, removeTmp, err := withTmp(all, withWorkdir(envFor(eff), all), eff)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	defer removeTmp()
+	env := interpreterEnv(lang, skillDir, granted, in.Env)
 	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 

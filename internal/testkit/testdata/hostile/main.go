@@ -58,6 +58,23 @@ func main() {
 			fail(err)
 		}
 		fmt.Println("wrote", args[0])
+	case "fill": // fill FILE N: write N bytes to FILE in 64 KiB chunks
+		n, _ := strconv.Atoi(args[1])
+		f, err := os.Create(args[0])
+		if err != nil {
+			fail(err)
+		}
+		chunk := make([]byte, 64<<10)
+		written := 0
+		for written < n {
+			m, err := f.Write(chunk[:min(len(chunk), n-written)])
+			written += m
+			if err != nil {
+				fmt.Printf("wrote %d, then error: %v\n", written, err)
+				os.Exit(1)
+			}
+		}
+		fmt.Println("wrote", written)
 	case "mkdir": // mkdir DIR
 		if err := os.Mkdir(args[0], 0o755); err != nil {
 			fail(err)
