@@ -29,10 +29,7 @@ func (r *run) registry() (*host.Registry, error) {
 		r.scripts = scripts.NewSkillIndex(r.s.Runner, r.s.Skills, r.grantFor)
 		r.scripts.Services = r.s.services()
 		for _, sk := range r.s.Skills {
-			if sk.Manifest == nil {
-				continue
-			}
-			for _, name := range sk.Manifest.ScriptNames() {
+			for _, name := range sk.RunnableScripts() {
 				tools = append(tools, r.scriptTool(sk, name))
 			}
 		}
@@ -145,10 +142,7 @@ func (r *run) skillRunTool() host.Tool {
 			if bad != nil {
 				return bad, nil
 			}
-			var names []string
-			if sk.Manifest != nil {
-				names = sk.Manifest.ScriptNames()
-			}
+			names := sk.RunnableScripts()
 			switch {
 			case len(names) == 0:
 				return host.ErrorResult(fmt.Sprintf("skill_run: skill %s has no scripts; it is instructions only (skill_activate)", sk.Name)), nil

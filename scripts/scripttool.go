@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -40,7 +41,9 @@ type ToolOptions struct {
 
 // ScriptTool returns script of the skill s as a [host.Tool] named
 // [host.SkillToolName](s.Name, script), of source "skill" and plugin
-// s.Name. Its description is the script's (or else the skill's), its
+// s.Name; for a script file ("scripts/fill_form.py", see
+// [skills.Skill.FileScripts]) the name has the file's stem
+// (pdf__fill_form) and the input is a command line. Its description is the script's (or else the skill's), its
 // input schema the script's input_schema file, read through os.Root and
 // bounded by [host.MaxSchemaSize], or commandLineSchema if the script
 // declares none.
@@ -68,6 +71,16 @@ func ScriptTool(r *Runner, s *skills.Skill, script string, granted capabilities.
 		Source:      host.SourceSkill,
 		Plugin:      s.Name,
 		Parallel:    true, // each run has its own sandbox
+	}
+	if skills.IsFileScriptName(script) {
+		// A script file, as a published SKILL.md names it: the tool is
+		// <skill>__<file stem>, a command line, described by the file
+		// and the skill.
+		stem := strings.TrimSuffix(path.Base(script), path.Ext(script))
+		t.def.Name = host.SkillToolName(s.Name, stem)
+		t.def.Description = "Runs " + script + " of the skill " + s.Name + " with the given arguments and stdin. " + s.Description
+		t.def.InputSchema, t.argv = commandLineSchema, true
+		return t
 	}
 	if s.Manifest != nil {
 		if sc := s.Manifest.Scripts[script]; sc != nil {

@@ -18,6 +18,9 @@ type CatalogEntry struct {
 	// characters a token: the usual rule of thumb for English text with
 	// BPE tokenizers. It is for budgeting, not billing.
 	Tokens int `json:"tokens"`
+	// Scripts are what `skillrun run` can run of the skill
+	// ([Skill.RunnableScripts]): skill.toml's, then its script files.
+	Scripts []string `json:"scripts,omitempty"`
 }
 
 // Catalog returns the level-1 entries of skills, in the given order.
@@ -29,6 +32,7 @@ func Catalog(skills []*Skill) []CatalogEntry {
 			Description: s.Description,
 			Location:    s.Location,
 			Tokens:      estimateTokens(promptEntry(s)),
+			Scripts:     s.RunnableScripts(),
 		}
 	}
 	return out

@@ -164,3 +164,56 @@ func languageOfShebang(head []byte) (string, bool) {
 // file path ("scripts/x.py") rather than a skill.toml script name, which
 // has neither '/' nor '.'.
 func IsFileScriptName(name string) bool { return strings.ContainsAny(name, "/.") }
+
+// maxFileScripts bounds the script files [Skill.FileScripts] lists.
+const maxFileScripts = 64
+
+// FileScripts returns the script files of the skill that a model may call
+// as tools: the files directly in its scripts/ folder whose language
+// [Skill.FileScript] can tell, except those whose name starts with "_" or
+// "." (helpers such as __init__.py) and those skill.toml lists (they are
+// its scripts already), sorted by path, at most 64. A skill loaded
+// without its files (constructed) has none.
+func (s *Skill) FileScripts() []*Script {
+	if s.files == nil {
+		return nil
+	}
+	fsys, closer, err := s.files.open()
+	if err != nil {
+		return nil
+	}
+	entries, err := fs.ReadDir(fsys, "scripts")
+	closer.Close()
+	if err != nil {
+		return nil
+	}
+	var out []*Script
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		sc, err := s.FileScript("scripts/" + name)
+		if err != nil || sc.Name != sc.Source { // not a script, or skill.toml's
+			continue
+		}
+		out = append(out, sc)
+		if len(out) == maxFileScripts {
+			break
+		}
+	}
+	return out
+}
+
+// RunnableScripts returns the names of the scripts of the skill that run:
+// skill.toml's, sorted, then the paths of [Skill.FileScripts].
+func (s *Skill) RunnableScripts() []string {
+	var names []string
+	if s.Manifest != nil {
+		names = s.Manifest.ScriptNames()
+	}
+	for _, sc := range s.FileScripts() {
+		names = append(names, sc.Name)
+	}
+	return names
+}

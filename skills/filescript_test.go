@@ -101,3 +101,34 @@ func TestIsFileScriptName(t *testing.T) {
 		}
 	}
 }
+
+// TestFileScripts: the script files of scripts/ are listed as runnable,
+// helpers and non-scripts are not, and skill.toml's scripts come first.
+func TestFileScripts(t *testing.T) {
+	dir := writeTree(t, filepath.Join(t.TempDir(), "pub"), map[string]string{
+		"SKILL.md":             "---\nname: pub\ndescription: d\n---\n",
+		"skill.toml":           "version = 1\n[scripts.report]\nsource = \"scripts/report.py\"\n",
+		"scripts/report.py":    "print(1)\n",
+		"scripts/fill_form.py": "print(1)\n",
+		"scripts/build.js":     "1\n",
+		"scripts/run":          "#!/bin/sh\necho\n",
+		"scripts/__init__.py":  "",
+		"scripts/_helpers.py":  "",
+		"scripts/.hidden.py":   "",
+		"scripts/README.md":    "# notes\n",
+		"scripts/sub/deep.py":  "print(1)\n",
+		"top.py":               "print(1)\n",
+	})
+	s, err := LoadDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.RunnableScripts()
+	want := []string{"report", "scripts/build.js", "scripts/fill_form.py", "scripts/run"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("RunnableScripts() = %q; want %q", got, want)
+	}
+	if n := len((&Skill{Name: "x"}).FileScripts()); n != 0 {
+		t.Errorf("a constructed skill has %d file scripts", n)
+	}
+}

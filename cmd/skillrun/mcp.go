@@ -100,10 +100,7 @@ refuses requests whose Host or Origin is not that address.`,
 					}
 				}
 				for _, s := range list {
-					if s.Manifest == nil {
-						continue
-					}
-					for _, name := range s.Manifest.ScriptNames() {
+					for _, name := range s.RunnableScripts() {
 						if err := reg.Add(scripts.ScriptTool(rt, s, name, grantFor(s.Name), opts)); err != nil {
 							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name+":"+name), termsafe.String(err.Error()))
 						}

@@ -15,7 +15,8 @@ func newShowCmd() *cobra.Command {
 		Use:   "show PATH [FILE]",
 		Short: "Print a skill's instructions (level 2) or one of its files (level 3)",
 		Long: `Show prints what an agent sees when it activates a skill: the body of
-SKILL.md followed by the list of the skill's files. With FILE, a path
+SKILL.md followed by the list of the skill's files, then the scripts
+skillrun run can run (skill.toml's, and the script files in scripts/). With FILE, a path
 relative to the skill folder, it prints that file instead. FILE cannot leave
 the skill folder: absolute paths, ".." and symlinks pointing outside are
 refused. With --digest it prints the skill's content digest instead, for a
@@ -59,8 +60,12 @@ refused or missing, 2 on a usage or I/O error.`,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			runnable := s.RunnableScripts()
 			if asJSON {
-				return writeJSON(out, act)
+				return writeJSON(out, struct {
+					*skills.Activation
+					Scripts []string `json:"scripts,omitempty"` // what skillrun run DIR:SCRIPT runs
+				}{act, runnable})
 			}
 			fmt.Fprint(out, act.Body)
 			if len(act.Body) > 0 && act.Body[len(act.Body)-1] != '\n' {
@@ -72,6 +77,12 @@ refused or missing, 2 on a usage or I/O error.`,
 			}
 			if act.Truncated {
 				fmt.Fprintf(out, "  ... (more than %d files; list truncated)\n", skills.MaxListedFiles)
+			}
+			if len(runnable) > 0 {
+				fmt.Fprintf(out, "\nScripts of skill %s (run one with: skillrun run %s:SCRIPT):\n", termsafe.String(s.Name), termsafe.String(args[0]))
+				for _, name := range runnable {
+					fmt.Fprintf(out, "  %s\n", termsafe.String(name))
+				}
 			}
 			return nil
 		},
