@@ -251,7 +251,27 @@ func (f *rootFS) openFile(p string, flag sys.Oflag, perm fs.FileMode) (*rootFile
 		testHookOpen(at)
 	}
 
-	of, err := fsguard.OpenFile(f.root, at, toOSFlag(flag), perm&fs.ModePerm)
+	// A SKILL.md this run creates makes a skill folder of its own, which
+	// its guard then lets it fill (fsguard.Guard.Created).
+	newSkillFile := false
+	if flag&sys.O_CREAT != 0 && f.guard != nil && fsguard.IsSkillFile(at) {
+		_, err := f.root.Lstat(at)
+		newSkillFile = errors.Is(err, fs.ErrNotExist)
+	}
+	var of *os.File
+	var err error
+	if newSkillFile {
+		// Create it exclusively, so it is surely this run's: if someone
+		// else made it in between, open it as asked, unmarked.
+		of, err = fsguard.OpenFile(f.root, at, toOSFlag(flag|sys.O_EXCL), perm&fs.ModePerm)
+		if err == nil {
+			f.guard.Created(f.root, at)
+		} else if errors.Is(err, fs.ErrExist) && flag&sys.O_EXCL == 0 {
+			of, err = fsguard.OpenFile(f.root, at, toOSFlag(flag), perm&fs.ModePerm)
+		}
+	} else {
+		of, err = fsguard.OpenFile(f.root, at, toOSFlag(flag), perm&fs.ModePerm)
+	}
 	if errors.Is(err, fsguard.ErrSpecial) || errors.Is(err, syscall.ENXIO) {
 		// ENXIO: a FIFO opened for writing with no reader, or a socket.
 		return nil, sys.EACCES, reasonSpecial

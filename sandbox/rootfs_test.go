@@ -375,6 +375,60 @@ func TestRootFSWriteQuota(t *testing.T) {
 	}
 }
 
+// TestRootFSNewSkillFolder: a run that scaffolds a new skill (writes its
+// SKILL.md, then fills the folder, as skill-creator's init_skill.py
+// does) may go on writing in it; a skill folder that was there stays
+// protected, a SKILL.md that existed does not make its folder the run's,
+// and the next run sees the new folder as a skill like any other.
+func TestRootFSNewSkillFolder(t *testing.T) {
+	fx := newRootFSFixture(t, true)
+	hostMkdir(t, filepath.Join(fx.dir, "old"))
+	hostWriteFile(t, filepath.Join(fx.dir, "old", "SKILL.md"), "---\nname: old\n---\n")
+	write := func(fsys *rootFS, p string) sys.Errno {
+		f, errno := fsys.OpenFile(p, sys.O_CREAT|sys.O_WRONLY, 0)
+		if errno == 0 {
+			f.Close()
+		}
+		return errno
+	}
+	for _, step := range []struct {
+		what  string
+		errno sys.Errno
+	}{
+		{"mkdir new", fx.fs.Mkdir("new", 0)},
+		{"write new/SKILL.md", write(fx.fs, "new/SKILL.md")},
+		{"mkdir new/scripts", fx.fs.Mkdir("new/scripts", 0)},
+		{"write new/scripts/a.py", write(fx.fs, "new/scripts/a.py")},
+		{"rewrite new/SKILL.md", write(fx.fs, "new/SKILL.md")},
+		{"rename inside new", fx.fs.Rename("new/scripts/a.py", "new/scripts/b.py")},
+	} {
+		if step.errno != 0 {
+			t.Errorf("%s in the run's own new skill: %v", step.what, step.errno)
+		}
+	}
+	for _, step := range []struct {
+		what  string
+		errno sys.Errno
+	}{
+		{"write old/evil.py", write(fx.fs, "old/evil.py")},
+		{"rewrite old/SKILL.md", write(fx.fs, "old/SKILL.md")},
+		{"write old/scripts", fx.fs.Mkdir("old/scripts", 0)},
+	} {
+		if step.errno != sys.EROFS {
+			t.Errorf("%s in a skill folder that was there: %v; want EROFS", step.what, step.errno)
+		}
+	}
+	// The next run: the new folder is a skill folder like any other.
+	next, err := openMount(Mount{HostDir: fx.dir, Writable: true}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if errno := write(next, "new/scripts/c.py"); errno != sys.EROFS {
+		t.Errorf("the next run wrote into the new skill: %v; want EROFS", errno)
+	}
+}
+
 func TestRootFSFile(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	f, errno := fx.fs.OpenFile("f.txt", sys.O_CREAT|sys.O_RDWR, 0o644)

@@ -20,7 +20,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -131,14 +133,22 @@ func (e *ProtectedError) Is(target error) bool {
 // skill folders can be made: a folder becomes protected once its SKILL.md
 // is written (so write it last). A folder renamed is first searched for
 // skill folders ([MaxSearch] entries at most; a larger one is refused).
+// A skill folder whose SKILL.md was created through this Guard ([Guard.Created])
+// is not protected from it: its whole content is this writer's work (a
+// script that scaffolds a new skill goes on to fill it), and the folder
+// had no SKILL.md before, so no one else's grant covers it yet. Through
+// any other Guard (the next run's) it is protected like every skill.
 //
-// A nil *Guard allows everything. A Guard is immutable and safe for
-// concurrent use.
+// A nil *Guard allows everything. A Guard is safe for concurrent use; it
+// changes only by Created.
 type Guard struct {
 	dir       string         // the root's host folder, for messages
 	dirs      []protectedDir // protected folders inside the root
 	ancestors []protectedDir // their ancestors inside the root, the root excluded
 	all       string         // if set, the root itself is in this protected folder
+
+	mu   sync.Mutex
+	made []fs.FileInfo // skill folders whose SKILL.md this Guard saw created
 }
 
 type protectedDir struct {
@@ -257,7 +267,7 @@ func (g *Guard) Check(root *os.Root, name string, follow bool) (string, error) {
 		if host, ok := g.protected(fi); ok {
 			return "", &ProtectedError{Path: name, Dir: host}
 		}
-		if isSkillFolder(root, dir) {
+		if g.isSkillFolder(root, dir) {
 			return "", &ProtectedError{Path: name, Dir: g.host(dir)}
 		}
 		dir = path.Join(dir, parts[i])
@@ -271,7 +281,7 @@ func (g *Guard) Check(root *os.Root, name string, follow bool) (string, error) {
 		if host, ok := match(fi, g.ancestors); ok {
 			return "", &ProtectedError{Path: name, Dir: host}
 		}
-		if skill, err := findSkillFolder(root, canon); err != nil {
+		if skill, err := g.findSkillFolder(root, canon); err != nil {
 			return "", err
 		} else if skill != "" {
 			return "", &ProtectedError{Path: name, Dir: g.host(skill)}
@@ -288,10 +298,54 @@ func (g *Guard) host(p string) string { return filepath.Join(g.dir, filepath.Fro
 var skillFileNames = []string{"SKILL.md", "skill.md"}
 
 // isSkillFolder reports whether the folder dir of root holds a SKILL.md
-// (of any type: a link named SKILL.md marks a skill folder too).
-func isSkillFolder(root *os.Root, dir string) bool {
+// (of any type: a link named SKILL.md marks a skill folder too) that was
+// not created through g.
+func (g *Guard) isSkillFolder(root *os.Root, dir string) bool {
 	for _, n := range skillFileNames {
 		if _, err := root.Lstat(filepath.FromSlash(path.Join(dir, n))); err == nil {
+			return !g.madeHere(root, dir)
+		}
+	}
+	return false
+}
+
+// IsSkillFile reports whether name (slash-separated) is a skill's
+// SKILL.md, as the loader accepts it.
+func IsSkillFile(name string) bool { return slices.Contains(skillFileNames, path.Base(name)) }
+
+// Created tells g that name, a file of root, was just created by the
+// writer g guards (it did not exist before). If it is a SKILL.md, its
+// folder becomes a skill folder made here, which g does not protect.
+// Call it only for a file the caller saw not exist before its create:
+// a SKILL.md that was there, or a folder that was a skill folder
+// already, must stay protected.
+func (g *Guard) Created(root *os.Root, name string) {
+	if g == nil || !IsSkillFile(name) {
+		return
+	}
+	fi, err := root.Lstat(filepath.FromSlash(path.Dir(name)))
+	if err != nil || !fi.IsDir() {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.made = append(g.made, fi)
+}
+
+// madeHere reports whether the folder dir of root got its SKILL.md
+// through g.
+func (g *Guard) madeHere(root *os.Root, dir string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.made) == 0 {
+		return false
+	}
+	fi, err := root.Lstat(filepath.FromSlash(dir))
+	if err != nil {
+		return false
+	}
+	for _, m := range g.made {
+		if os.SameFile(m, fi) {
 			return true
 		}
 	}
@@ -308,13 +362,13 @@ var ErrTooLarge = fmt.Errorf("folder has more than %d entries to search for skil
 
 // findSkillFolder returns the first skill folder at or below dir, or "".
 // Symlinks are not followed (they lead to folders found elsewhere).
-func findSkillFolder(root *os.Root, dir string) (string, error) {
+func (g *Guard) findSkillFolder(root *os.Root, dir string) (string, error) {
 	todo := []string{dir}
 	seen := 0
 	for len(todo) > 0 {
 		d := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
-		if isSkillFolder(root, d) {
+		if g.isSkillFolder(root, d) {
 			return d, nil
 		}
 		f, err := root.Open(filepath.FromSlash(d))
