@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -37,10 +38,19 @@ import (
 // A deleted entry only costs a compile. An entry whose code is damaged is
 // never run: wazero checks the code's CRC on every load.
 
+// wazeroSetupMu serializes the wazero calls that read wazero's version
+// (wazero.NewCompilationCacheWithDir, and NewRuntimeWithConfig with the
+// compiler): the first sets a global without a lock, so two Runtimes made
+// at once raced (the race detector saw it, in parallel `skillrun run`s of
+// one test process).
+var wazeroSetupMu sync.Mutex
+
 // openCache opens wazero's compilation cache in dir, checks that it can be
 // written and clears out bad entries.
 func (r *Runtime) openCache(dir string) (wazero.CompilationCache, error) {
+	wazeroSetupMu.Lock()
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	wazeroSetupMu.Unlock()
 	if err != nil {
 		return nil, err
 	}

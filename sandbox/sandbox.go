@@ -194,7 +194,9 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		}
 	}
 
+	wazeroSetupMu.Lock() // see wazeroSetupMu
 	r.wr = wazero.NewRuntimeWithConfig(ctx, cfg)
+	wazeroSetupMu.Unlock()
 	wasi, err := wasi_snapshot_preview1.Instantiate(ctx, r.wr)
 	if err != nil {
 		_ = r.Close(ctx)

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/skillrun/skillrun/internal/interp"
+)
+
+// communityDir holds real published skills with scripts, their inputs and
+// their native output (../shared/community beside the repository; its
+// README says how the expected output was made).
+const communityDir = "../../../shared/community"
+
+// communityCase is one line of cases.tsv.
+type communityCase struct {
+	id, skillDir, script, fixture, stdin, kind string
+	args                                       []string
+}
+
+// supportedKinds are the kinds of case skillrun runs today: Python with
+// the standard library and JavaScript. Shell scripts need the sandboxed
+// shell and "purepkg" cases `skillrun deps`, which are still to come;
+// their cases run and are reported, but not required to match.
+var supportedKinds = map[string]bool{"stdlib": true, "js": true}
+
+// TestCommunityCases runs every case of the community set under
+// `skillrun run SKILL:FILE -A` and compares it with the native run: exit
+// status, stdout byte for byte, and every file the native run created or
+// changed in the workspace (created.tsv). Cases of a supported kind must
+// all match; the share per kind is logged.
+func TestCommunityCases(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(communityDir, "cases.tsv")); err != nil {
+		if os.Getenv("REQUIRE_CORPUS") != "" {
+			t.Fatalf("no community cases at %s, and REQUIRE_CORPUS is set: put ../shared beside the repository", communityDir)
+		}
+		t.Skipf("no community cases at %s (the shared folder beside the repository)", communityDir)
+	}
+	dir, err := interp.DefaultDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := interp.Find(dir, interp.Python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("CPython for WASI is required (REQUIRE_TOOLCHAINS=1): %v; run `make python`", err)
+		}
+		t.Skipf("CPython for WASI is not installed: %v", err)
+	}
+	cases := readCommunityCases(t)
+	var mu sync.Mutex
+	passed, total := map[string]int{}, map[string]int{}
+	t.Cleanup(func() {
+		kinds := make([]string, 0, len(total))
+		for k := range total {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		var b strings.Builder
+		for _, k := range kinds {
+			fmt.Fprintf(&b, " %s %d/%d", k, passed[k], total[k])
+		}
+		t.Logf("community cases identical to the native run:%s", b.String())
+	})
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			t.Parallel()
+			problems := runCommunityCase(t, c)
+			mu.Lock()
+			total[c.kind]++
+			if len(problems) == 0 {
+				passed[c.kind]++
+			}
+			mu.Unlock()
+			switch {
+			case len(problems) == 0:
+			case supportedKinds[c.kind]:
+				t.Errorf("%s (%s): differs from the native run: %s", c.id, c.kind, strings.Join(problems, "; "))
+			default:
+				t.Logf("%s (%s, not supported yet): %s", c.id, c.kind, strings.Join(problems, "; "))
+			}
+		})
+	}
+}
+
+func readCommunityCases(t *testing.T) []communityCase {
+	f, err := os.Open(filepath.Join(communityDir, "cases.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comma, r.LazyQuotes, r.FieldsPerRecord = '\t', true, -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []communityCase
+	for _, row := range rows[1:] { // a header line first
+		if len(row) < 7 {
+			t.Fatalf("cases.tsv: short line %q", row)
+		}
+		c := communityCase{id: row[0], skillDir: row[1], script: row[2], fixture: row[4], stdin: row[5], kind: row[6]}
+		if err := json.Unmarshal([]byte(row[3]), &c.args); err != nil {
+			t.Fatalf("cases.tsv: %s: args: %v", c.id, err)
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// runCommunityCase runs c in a copy of its fixture and returns how it
+// differs from the native run (nothing when identical).
+func runCommunityCase(t *testing.T, c communityCase) []string {
+	ws := t.TempDir()
+	if c.fixture != "" {
+		if err := os.CopyFS(ws, os.DirFS(filepath.Join(communityDir, c.fixture))); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	var stdin io.Reader = strings.NewReader("")
+	if c.stdin != "" {
+		b, err := os.ReadFile(filepath.Join(communityDir, c.stdin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdin = bytes.NewReader(b)
+	}
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"run", filepath.Join(communityDir, c.skillDir) + ":" + c.script, "--workspace", ws, "-A", "--"}, c.args...)
+	code := run(args, stdin, &stdout, &stderr)
+
+	expected := filepath.Join(communityDir, "expected", c.id)
+	var problems []string
+	wantOut, err := os.ReadFile(filepath.Join(expected, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stdout.Bytes(), wantOut) {
+		problems = append(problems, fmt.Sprintf("stdout %q, want %q", tail(stdout.String()), tail(string(wantOut))))
+	}
+	wantExit, err := os.ReadFile(filepath.Join(expected, "exit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := strconv.Atoi(strings.TrimSpace(string(wantExit))); code != want {
+		problems = append(problems, fmt.Sprintf("exit %d, want %d (stderr %q)", code, want, tail(stderr.String())))
+	}
+	created, err := os.ReadFile(filepath.Join(expected, "created.tsv"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(created), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 3 || f[0] == "type" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := filepath.Join(ws, filepath.FromSlash(f[1]))
+		switch f[0] {
+		case "f":
+			b, err := os.ReadFile(p)
+			sum := sha256.Sum256(b)
+			if err != nil || hex.EncodeToString(sum[:]) != f[2] {
+				problems = append(problems, "file "+f[1]+" differs or is missing")
+			}
+		case "d":
+			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+				problems = append(problems, "no folder "+f[1])
+			}
+		case "x":
+			if _, err := os.Lstat(p); err == nil {
+				problems = append(problems, f[1]+" not deleted")
+			}
+		}
+	}
+	return problems
+}
+
+// tail is the end of s, for messages.
+func tail(s string) string {
+	if len(s) > 300 {
+		return "..." + s[len(s)-300:]
+	}
+	return s
+}
