@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/skillrun/skillrun/internal/interp"
 )
@@ -94,7 +96,7 @@ func TestCommunityCases(t *testing.T) {
 	}
 }
 
-func readCommunityCases(t *testing.T) []communityCase {
+func readCommunityCases(t testing.TB) []communityCase {
 	f, err := os.Open(filepath.Join(communityDir, "cases.tsv"))
 	if err != nil {
 		t.Fatal(err)
@@ -193,4 +195,76 @@ func tail(s string) string {
 		return "..." + s[len(s)-300:]
 	}
 	return s
+}
+
+// BenchmarkCommunityCases runs the supported community cases (standard
+// library Python, JavaScript) under skillrun and natively
+// (/usr/bin/python3.11, /usr/bin/node, as the expected output was made)
+// in the same run, and reports the total time of each and their ratio.
+// skillrun's time includes starting the sandbox per case, as `skillrun
+// run` does, with the interpreters' compiled code in the disk cache.
+//
+//	go test -run '^$' -bench CommunityCases ./cmd/skillrun
+func BenchmarkCommunityCases(b *testing.B) {
+	if _, err := os.Stat(filepath.Join(communityDir, "cases.tsv")); err != nil {
+		b.Skipf("no community cases at %s", communityDir)
+	}
+	natives := map[string]string{"stdlib": "/usr/bin/python3.11", "js": "/usr/bin/node"}
+	for _, bin := range natives {
+		if _, err := os.Stat(bin); err != nil {
+			b.Skipf("the native baseline %s is not installed", bin)
+		}
+	}
+	var cases []communityCase
+	for _, c := range readCommunityCases(b) {
+		if supportedKinds[c.kind] {
+			cases = append(cases, c)
+		}
+	}
+	var sandboxed, native time.Duration
+	for b.Loop() {
+		for _, c := range cases {
+			ws := b.TempDir()
+			if c.fixture != "" {
+				_ = os.CopyFS(ws, os.DirFS(filepath.Join(communityDir, c.fixture)))
+			}
+			start := time.Now()
+			var out bytes.Buffer
+			run(append([]string{"run", filepath.Join(communityDir, c.skillDir) + ":" + c.script, "--workspace", ws, "-A", "--"}, c.args...),
+				communityStdin(b, c), &out, io.Discard)
+			sandboxed += time.Since(start)
+
+			ws2 := b.TempDir()
+			if c.fixture != "" {
+				_ = os.CopyFS(ws2, os.DirFS(filepath.Join(communityDir, c.fixture)))
+			}
+			script, err := filepath.Abs(filepath.Join(communityDir, c.skillDir, c.script))
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(natives[c.kind], append([]string{script}, c.args...)...)
+			cmd.Dir, cmd.Stdin = ws2, communityStdin(b, c)
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + b.TempDir(), "LANG=C.UTF-8", "TZ=UTC", "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1"}
+			start = time.Now()
+			_ = cmd.Run() // some cases exit 1 on purpose
+			native += time.Since(start)
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(sandboxed.Seconds()/n, "s-skillrun/op")
+	b.ReportMetric(native.Seconds()/n, "s-native/op")
+	b.ReportMetric(sandboxed.Seconds()/native.Seconds(), "skillrun/native")
+	b.ReportMetric(float64(len(cases)), "cases")
+}
+
+// communityStdin is what case c feeds its script.
+func communityStdin(tb testing.TB, c communityCase) io.Reader {
+	if c.stdin == "" {
+		return strings.NewReader("")
+	}
+	data, err := os.ReadFile(filepath.Join(communityDir, c.stdin))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return bytes.NewReader(data)
 }
