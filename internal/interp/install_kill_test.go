@@ -115,7 +115,7 @@ func assertInstalled(t *testing.T, in *Interpreter, version, from string) {
 	files := func(root string) []string {
 		var list []string
 		require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && d.Name() != "sitecustomize.py" {
+			if _, ours := skillrunFiles[d.Name()]; err == nil && !d.IsDir() && !ours {
 				rel, _ := filepath.Rel(root, p)
 				list = append(list, rel)
 			}

@@ -51,6 +51,20 @@ var ErrNotInstalled = errors.New("interpreter not installed")
 //go:embed sitecustomize.py
 var sitecustomize []byte
 
+// sysconfigData is the build-time configuration sysconfig reads, installed
+// as sysconfigDataName (see sysconfigdata.py).
+//
+//go:embed sysconfigdata.py
+var sysconfigData []byte
+
+// sysconfigDataName is the module the guest's sysconfig imports
+// (_PYTHON_SYSCONFIGDATA_NAME).
+const sysconfigDataName = "_sysconfigdata_skillrun"
+
+// skillrunFiles are the files skillrun puts beside the standard library
+// of an installed CPython: they are skillrun's, not the install's.
+var skillrunFiles = map[string][]byte{"sitecustomize.py": sitecustomize, sysconfigDataName + ".py": sysconfigData}
+
 //go:embed build-python.sh
 var buildPythonScript []byte
 
@@ -126,8 +140,10 @@ func Find(dir, language string) (*Interpreter, error) {
 		if err := hasFiles(filepath.Join(d, "python.wasm"), filepath.Join(stdlib, "os.py")); err != nil {
 			return nil, fmt.Errorf("%w: Python %s is not in %s (%w); %s", ErrNotInstalled, PythonVersion, d, err, InstallHint(Python))
 		}
-		if err := ensureFile(filepath.Join(stdlib, "sitecustomize.py"), sitecustomize); err != nil {
-			return nil, fmt.Errorf("python interpreter in %s: %w", d, err)
+		for name, data := range skillrunFiles {
+			if err := ensureFile(filepath.Join(stdlib, name), data); err != nil {
+				return nil, fmt.Errorf("python interpreter in %s: %w", d, err)
+			}
 		}
 		return &Interpreter{
 			Language: Python,
@@ -140,6 +156,7 @@ func Find(dir, language string) (*Interpreter, error) {
 				"PYTHONDONTWRITEBYTECODE=1",
 				"PYTHONUTF8=1",
 				"PYTHONNOUSERSITE=1",
+				"_PYTHON_SYSCONFIGDATA_NAME=" + sysconfigDataName,
 			},
 		}, nil
 	case JS:

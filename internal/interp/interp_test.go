@@ -179,11 +179,13 @@ func TestFindPython(t *testing.T) {
 		Dir:      d,
 		Module:   filepath.Join(d, "python.wasm"),
 		Mounts:   []Mount{{HostDir: stdlib, GuestPath: "/usr/local/lib/python3.11"}},
-		Env:      []string{"PYTHONHOME=/usr/local", "PYTHONDONTWRITEBYTECODE=1", "PYTHONUTF8=1", "PYTHONNOUSERSITE=1"},
+		Env:      []string{"PYTHONHOME=/usr/local", "PYTHONDONTWRITEBYTECODE=1", "PYTHONUTF8=1", "PYTHONNOUSERSITE=1", "_PYTHON_SYSCONFIGDATA_NAME=_sysconfigdata_skillrun"},
 	}, in)
 	assert.Equal(t, string(sitecustomize), readString(t, filepath.Join(stdlib, "sitecustomize.py")),
 		"Find puts skillrun's sitecustomize.py beside the standard library")
 	assert.NotEmpty(t, sitecustomize)
+	assert.Equal(t, string(sysconfigData), readString(t, filepath.Join(stdlib, sysconfigDataName+".py")),
+		"Find puts the sysconfig data sysconfig imports beside the standard library")
 }
 
 func TestFindJS(t *testing.T) {
