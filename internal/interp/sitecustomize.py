@@ -78,6 +78,21 @@ def _refuse(what, why):
 _NOPROC = "no subprocesses"
 _NOSOCK = "no sockets (no network for Python scripts)"
 
+# Threads: WASI preview 1 has none, and CPython's own error says only
+# "can't start new thread". Say why, in the same exception type.
+import _thread
+
+
+def _no_threads(*args, **kwargs):
+    msg = "can't start new thread: %s, which has no threads (run the work in the main thread)" % _WHY
+    _note(msg)
+    raise RuntimeError(msg)
+
+
+_thread.start_new_thread = _thread.start_new = _no_threads
+if "threading" in sys.modules:  # imported at startup, with its own reference
+    sys.modules["threading"]._start_new_thread = _no_threads
+
 _PROC_CALLS = ("system", "popen", "fork", "forkpty", "execv", "execve", "execvp", "execvpe",
                "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe",
                "posix_spawn", "posix_spawnp", "kill", "killpg", "register_at_fork")
