@@ -47,7 +47,7 @@ bench: ## Run the benchmarks (each reports ratios against a baseline from the sa
 .PHONY: fuzz
 # Every parser of untrusted input has a target: package:FuzzName.
 FUZZ_TARGETS := \
-	skills:FuzzParseSkill skills:FuzzParseManifest skills:FuzzLoadZip \
+	skills:FuzzParseSkill skills:FuzzParseManifest skills:FuzzLoadZip skills:FuzzFileScript \
 	capabilities:FuzzParsePath capabilities:FuzzParseHostPattern \
 	capabilities:FuzzParsePolicy capabilities:FuzzPolicyRoundTrip \
 	internal/abi:FuzzDecodeResponse internal/abi:FuzzDecodePayload \
