@@ -3,6 +3,7 @@ package skills
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -46,10 +47,7 @@ func (s *Skill) Activate() (*Activation, error) {
 // Hidden directories such as .git are skipped, and symlinks are listed only
 // when they resolve to a regular file inside the skill.
 func (s *Skill) Files() (files []string, truncated bool, err error) {
-	if s.files == nil {
-		return nil, false, errors.New("skill has no files (constructed, not loaded)")
-	}
-	fsys, closer, err := s.files.open()
+	fsys, closer, err := s.openFiles()
 	if err != nil {
 		return nil, false, err
 	}
@@ -96,10 +94,7 @@ func (s *Skill) ReadResource(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.files == nil {
-		return nil, errors.New("skill has no files (constructed, not loaded)")
-	}
-	fsys, closer, err := s.files.open()
+	fsys, closer, err := s.openFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -142,4 +137,16 @@ func resourcePath(name string) (string, error) {
 		return "", &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
 	return clean, nil
+}
+
+// errNoFiles is the error of a skill that was constructed, not loaded.
+var errNoFiles = errors.New("skill has no files (constructed, not loaded)")
+
+// openFiles opens the skill's files (a folder's root, a zip, an fs.FS);
+// close the closer when done.
+func (s *Skill) openFiles() (fs.FS, io.Closer, error) {
+	if s.files == nil {
+		return nil, nil, errNoFiles
+	}
+	return s.files.open()
 }

@@ -72,10 +72,7 @@ func (s *Skill) FileScript(file string) (*Script, error) {
 // readHead returns the start of the skill's file name, at most
 // maxShebang bytes, after checking it is a regular file inside the skill.
 func (s *Skill) readHead(name string) ([]byte, error) {
-	if s.files == nil {
-		return nil, errors.New("skill has no files (constructed, not loaded)")
-	}
-	fsys, closer, err := s.files.open()
+	fsys, closer, err := s.openFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -175,10 +172,7 @@ const maxFileScripts = 64
 // its scripts already), sorted by path, at most 64. A skill loaded
 // without its files (constructed) has none.
 func (s *Skill) FileScripts() []*Script {
-	if s.files == nil {
-		return nil
-	}
-	fsys, closer, err := s.files.open()
+	fsys, closer, err := s.openFiles()
 	if err != nil {
 		return nil
 	}
