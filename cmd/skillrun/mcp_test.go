@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 
@@ -298,5 +300,82 @@ func TestMCPScriptsCompose(t *testing.T) {
 				t.Fatalf("got %q (isError %v), want it to start with %q", got, res.IsError, tc.want)
 			}
 		})
+	}
+}
+
+// TestMCPFileScripts: `skillrun mcp` serves a published skill's script
+// files (no skill.toml) as <skill>__<stem> tools taking a command line,
+// behind the policy: granted, the script runs in /workspace; not
+// granted, it runs without the workspace (as every script tool of
+// `skillrun mcp` runs with what the policy grants) and fails to find it.
+func TestMCPFileScripts(t *testing.T) {
+	dir, err := interp.DefaultDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := interp.Find(dir, interp.Python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("CPython for WASI is required (REQUIRE_TOOLCHAINS=1): %v; run `make python`", err)
+		}
+		t.Skipf("CPython for WASI is not installed: %v", err)
+	}
+	root := filepath.Join(t.TempDir(), "skills")
+	ws := t.TempDir()
+	for name, data := range map[string]string{
+		root + "/pub/SKILL.md":           "---\nname: pub\ndescription: Counts lines.\n---\nRun `python scripts/count.py FILE`.\n",
+		root + "/pub/scripts/count.py":   "import os, sys\nprint(os.getcwd(), sum(1 for _ in open(sys.argv[1])))\n",
+		root + "/pub/scripts/_util.py":   "X = 1\n",
+		ws + "/in.txt":                   "a\nb\n",
+		t.TempDir() + "/unused.toml":     "",
+		filepath.Dir(ws) + "/grant.toml": "[skills.pub]\nread = [\"skill\", \"workspace\"]\nwrite = [\"workspace\"]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := func(policy string) (*mcpsdk.CallToolResult, []string) {
+		t.Helper()
+		serverIn, clientOut := io.Pipe()
+		clientIn, serverOut := io.Pipe()
+		args := []string{"mcp", root, "--workspace", ws}
+		if policy != "" {
+			args = append(args, "--policy", policy)
+		}
+		done := make(chan int, 1)
+		go func() {
+			done <- run(args, serverIn, serverOut, io.Discard)
+			serverOut.Close()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cs := connectStdio(ctx, t, clientIn, clientOut)
+		defer func() { cs.Close(); clientOut.Close(); <-done }()
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range tools.Tools {
+			names = append(names, tl.Name)
+		}
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "pub__count", Arguments: map[string]any{"args": []string{"in.txt"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, names
+	}
+	res, names := call(filepath.Join(filepath.Dir(ws), "grant.toml"))
+	if !slices.Contains(names, "pub__count") || slices.Contains(names, "pub___util") {
+		t.Errorf("tools %v; want pub__count and no helper", names)
+	}
+	if res.IsError || strings.TrimSpace(textOf(res)) != "/workspace 2" {
+		t.Errorf("granted call: %q (error %v); want the line count, run in /workspace", textOf(res), res.IsError)
+	}
+	res, _ = call("")
+	if !res.IsError || !strings.Contains(textOf(res), "No such file or directory: 'in.txt'") {
+		t.Errorf("call without a grant: %q (error %v); want the script failing, the workspace not mounted", textOf(res), res.IsError)
 	}
 }
