@@ -50,16 +50,7 @@ func TestCommunityCases(t *testing.T) {
 		}
 		t.Skipf("no community cases at %s (the shared folder beside the repository)", communityDir)
 	}
-	dir, err := interp.DefaultDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := interp.Find(dir, interp.Python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			t.Fatalf("CPython for WASI is required (REQUIRE_TOOLCHAINS=1): %v; run `make python`", err)
-		}
-		t.Skipf("CPython for WASI is not installed: %v", err)
-	}
+	needPython(t)
 	cases := readCommunityCases(t)
 	var mu sync.Mutex
 	passed, total := map[string]int{}, map[string]int{}
@@ -267,4 +258,21 @@ func communityStdin(tb testing.TB, c communityCase) io.Reader {
 		tb.Fatal(err)
 	}
 	return bytes.NewReader(data)
+}
+
+// needPython skips t when CPython for WASI is not installed in the default
+// interpreters folder, or fails it when REQUIRE_TOOLCHAINS is set (CI,
+// which runs `make interpreters` first).
+func needPython(t *testing.T) {
+	t.Helper()
+	dir, err := interp.DefaultDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := interp.Find(dir, interp.Python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("CPython for WASI is required (REQUIRE_TOOLCHAINS=1): %v; run `make python`", err)
+		}
+		t.Skipf("CPython for WASI is not installed: %v", err)
+	}
 }

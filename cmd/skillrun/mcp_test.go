@@ -15,7 +15,6 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 
@@ -309,16 +308,7 @@ func TestMCPScriptsCompose(t *testing.T) {
 // granted, it runs without the workspace (as every script tool of
 // `skillrun mcp` runs with what the policy grants) and fails to find it.
 func TestMCPFileScripts(t *testing.T) {
-	dir, err := interp.DefaultDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := interp.Find(dir, interp.Python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			t.Fatalf("CPython for WASI is required (REQUIRE_TOOLCHAINS=1): %v; run `make python`", err)
-		}
-		t.Skipf("CPython for WASI is not installed: %v", err)
-	}
+	needPython(t)
 	root := filepath.Join(t.TempDir(), "skills")
 	ws := t.TempDir()
 	for name, data := range map[string]string{
