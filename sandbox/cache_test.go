@@ -3,12 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -185,24 +183,4 @@ func TestCompileOnce(t *testing.T) {
 	if _, err := r.CompileOnce(ctx, [32]byte{9}, load(modExit(5), nil)); err == nil {
 		t.Error("CompileOnce after Close compiled; want an error")
 	}
-}
-
-// TestNewConcurrent: Runtimes made at once, each with a disk cache and
-// the compiler, do not race (wazero's first setup writes a global
-// unlocked; under -race, and only when no Runtime was made before in the
-// process: run it alone to see it).
-func TestNewConcurrent(t *testing.T) {
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Go(func() {
-			r, err := New(ctx, &Options{CacheDir: filepath.Join(t.TempDir(), fmt.Sprint(i))})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			_ = r.Close(ctx)
-		})
-	}
-	wg.Wait()
 }
