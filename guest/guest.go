@@ -197,3 +197,24 @@ func Fetch(req *FetchRequest) (*FetchResponse, error) {
 	}
 	return &res, nil
 }
+
+// ExecRequest and ExecResult are the request and result of [Exec].
+type (
+	ExecRequest = abi.ExecRequest
+	ExecResult  = abi.ExecResult
+)
+
+// Exec starts another interpreter run (python3, node) in this run's
+// sandbox, with this run's mounts, grant and limits, and waits for it:
+// what skillrun's shell does for `python3 x.py`. Streams the request does
+// not inherit go through files of this run's /tmp (see [ExecRequest]).
+func Exec(req *ExecRequest) (*ExecResult, error) {
+	if req == nil {
+		return nil, abi.Errorf(abi.CodeInvalid, "exec: nil request")
+	}
+	var res ExecResult
+	if err := callJSON(abi.FuncExec, req, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

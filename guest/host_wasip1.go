@@ -44,6 +44,9 @@ func hostMCPCall(ptr unsafe.Pointer, size uint32) int32
 //go:wasmimport skillrun http_fetch
 func hostHTTPFetch(ptr unsafe.Pointer, size uint32) int32
 
+//go:wasmimport skillrun exec
+func hostExec(ptr unsafe.Pointer, size uint32) int32
+
 var imports = map[string]func(unsafe.Pointer, uint32) int32{
 	abi.FuncInput:         hostInput,
 	abi.FuncOutput:        hostOutput,
@@ -55,6 +58,7 @@ var imports = map[string]func(unsafe.Pointer, uint32) int32{
 	abi.FuncSkillRun:      hostSkillRun,
 	abi.FuncMCPCall:       hostMCPCall,
 	abi.FuncHTTPFetch:     hostHTTPFetch,
+	abi.FuncExec:          hostExec,
 }
 
 // ABIVersion returns the host's ABI version.

@@ -89,6 +89,9 @@ type Env struct {
 	// guest's logger and the auditor, which receives an event for every
 	// call (nil records nothing). Services.Workspace is not used here.
 	Services
+	// Exec serves the exec host function (nil: unavailable); the runner
+	// of the script sets it, over the run's own sandbox.
+	Exec ExecFunc
 	// Depth is the nesting depth of this run (0 for a run the user or the
 	// agent started); MaxDepth bounds it (0 means [DefaultMaxDepth]).
 	Depth, MaxDepth int
@@ -130,6 +133,8 @@ func (e *Env) Dispatch(ctx context.Context, fn string, req []byte) []byte {
 		res, err = e.mcpCall(ctx, req)
 	case abi.FuncHTTPFetch:
 		res, err = e.httpFetch(ctx, req)
+	case abi.FuncExec:
+		res, err = e.exec(ctx, req)
 	default:
 		e.audit(ctx, "host", fn, audit.Deny, "no such function")
 		return abi.EncodeError(abi.Errorf(abi.CodeNotFound, "no host function %q in ABI version %d", fn, abi.Version))

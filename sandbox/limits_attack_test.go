@@ -120,7 +120,7 @@ func TestAttackDeepNesting(t *testing.T) {
 	ctx := context.Background()
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		_, err := e.r.Compile(ctx, modNested(1, 60000))
-		if err == nil || !strings.Contains(err.Error(), "module refused before compiling: function body 0: blocks nest more than 2048 deep") {
+		if err == nil || !strings.Contains(err.Error(), "module refused before compiling: function body 0: blocks nest more than 4096 deep") {
 			t.Fatalf("compiling 60,000 nested blocks: %v; want a refusal naming the bound", err)
 		}
 		_, err = e.r.Compile(ctx, modNested(100, 2000))

@@ -32,11 +32,15 @@ import (
 // Bounds of the pre-pass.
 const (
 	// maxNesting bounds the depth of nested blocks (block, loop, if, try)
-	// in one function. The deepest real functions measured: a Haskell
-	// Extism plugin 1,706, QuickJS (js.wasm) 1,307, Go guests 549, CPython
-	// 3.11 276, Rust and C plugins under 40 (TestScanRealModules). wazero
-	// compiles 2,048 nested blocks in about 60 ms, 8,000 in 0.7 s.
-	maxNesting = 2048
+	// in one function. The deepest real functions measured: skillrun's
+	// shell (sh.wasm) 3,142 (gojq's init: Go's wasm backend nests one
+	// block per call in a function, and that one makes about 3,000
+	// calls), a Haskell Extism plugin 1,706, QuickJS (js.wasm) 1,307, Go
+	// guests 549, CPython 3.11 276, Rust and C plugins under 40
+	// (TestScanRealModules). wazero compiles 2,048 nested blocks in about
+	// 60 ms, 4,096 in about 0.2 s, 8,000 in 0.7 s; maxNestingWork bounds
+	// how many such functions one module may have.
+	maxNesting = 4096
 	// maxNestingWork bounds the sum over a module's functions of their
 	// deepest nesting, squared: the compiler's time grows with the square
 	// of the depth (wazero: 8 functions 8,000 deep, 7 s). QuickJS has

@@ -72,6 +72,9 @@ type ScriptRun struct {
 	// RunScript adds the script's own skill folder, the interpreters'
 	// folders and the Runtime's compile cache.
 	Protected []string
+
+	// exec serves the exec host function of a shell run (exec.go).
+	exec *execService
 }
 
 // declaredOf returns a script of s and what it declares: the skill-level
@@ -273,7 +276,9 @@ func runCompiled(ctx context.Context, m *sandbox.CompiledModule, s *skills.Skill
 	auditor, stamped := scriptAudit(ctx, s, script, sr)
 	auditRun(ctx, stamped, label, eff, note)
 	rc.Host = scriptHostEnv(s, script, eff, auditor, sr)
-	rc.Name = label
+	if rc.Name == "" {
+		rc.Name = label
+	}
 	rc.Stdin, rc.Stdout, rc.Stderr = sr.Stdin, sr.Stdout, sr.Stderr
 	rc.Memory, rc.Timeout, rc.Output = uint64(eff.Memory), time.Duration(eff.Timeout), uint64(eff.Output)
 	rc.Auditor = stamped
@@ -295,7 +300,12 @@ func scriptHostEnv(s *skills.Skill, script string, eff capabilities.Set, auditor
 	if svc.Fetch == nil {
 		svc.Fetch = fetchFunc(host.NewFetcher(eff, &host.FetchOptions{Auditor: auditor, Skill: s.Name, Script: script}))
 	}
+	var exec host.ExecFunc
+	if sr.exec != nil {
+		exec = sr.exec.execFunc()
+	}
 	return &host.Env{
+		Exec:        exec,
 		Skill:       s.Name,
 		Script:      script,
 		Granted:     eff,

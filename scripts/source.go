@@ -60,21 +60,21 @@ func InstalledInterpreters(dir string) InterpreterFunc {
 }
 
 // BuildingInterpreters is [InstalledInterpreters] that builds the
-// JavaScript interpreter from skillrun's own source on first use (it is
-// pure Go), writing one progress line to progress (nil: none); Python
+// JavaScript interpreter and the shell from skillrun's own source on
+// first use (they are pure Go), writing one progress line to progress (nil: none); Python
 // must be installed (`skillrun interpreters install python`). It is how
 // `skillrun run` finds interpreters.
 func BuildingInterpreters(dir string, progress io.Writer) InterpreterFunc {
 	installed := InstalledInterpreters(dir)
 	return func(ctx context.Context, language string) (*SourceInterpreter, error) {
-		if language != interp.JS {
+		if !interp.IsGoGuest(language) {
 			return installed(ctx, language)
 		}
 		d, err := interpreterDir(dir)
 		if err != nil {
 			return nil, err
 		}
-		in, err := interp.EnsureJS(ctx, d, &interp.BuildOptions{Progress: progress})
+		in, err := interp.Ensure(ctx, d, language, &interp.BuildOptions{Progress: progress})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
 		}
@@ -159,6 +159,12 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 	}
 	defer removeTmp()
 	env := interpreterEnv(lang, skillDir, granted, in.Env)
+	if lang == interp.Shell {
+		// The shell starts python3 and node as runs in this sandbox.
+		own := *sr
+		own.exec = &execService{r: r, s: s, find: find, mounts: all, prot: protected, eff: eff, sr: &own}
+		sr = &own
+	}
 	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 
@@ -178,7 +184,7 @@ func sourceLanguage(sc *skills.Script) (string, error) {
 	case skills.LangTypeScript:
 		return "", fmt.Errorf("source %s: TypeScript scripts cannot run yet (skillrun runs Python and JavaScript; compile it to JavaScript first)", sc.Source)
 	case skills.LangShell:
-		return "", fmt.Errorf("source %s: shell scripts cannot run yet: they need skillrun's sandboxed shell, which this build does not have", sc.Source)
+		return interp.Shell, nil
 	}
 	if lang, ok := interp.Language(sc.Source); ok {
 		return lang, nil

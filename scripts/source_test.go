@@ -50,7 +50,7 @@ func interpreters(t testing.TB, language string) InterpreterFunc {
 	require.NoError(t, err)
 	switch language {
 	case interp.JS:
-		jsOnce.Do(func() { _, jsErr = interp.EnsureJS(context.Background(), dir, nil) })
+		jsOnce.Do(func() { _, jsErr = interp.Ensure(context.Background(), dir, interp.JS, nil) })
 		if jsErr != nil {
 			t.Fatal(jsErr)
 		}

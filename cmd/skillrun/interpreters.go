@@ -17,7 +17,7 @@ import (
 func newInterpretersCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "interpreters",
-		Short: "Install and list the interpreters that run Python and JavaScript scripts",
+		Short: "Install and list the interpreters that run Python, JavaScript and shell scripts",
 		Long: `Scripts of kind "source" (source = "scripts/x.py" or "scripts/x.js" in
 skill.toml) run unchanged under an interpreter that is itself a WebAssembly
 module, in the same sandbox as any other script. skillrun keeps the
@@ -27,7 +27,9 @@ interpreters in its cache folder (<user cache dir>/skillrun/interpreters):
           package (needs clang, lld, wasi-libc, libclang-rt-14-dev-wasm32,
           dpkg-dev and python3.11), or copied from a prebuilt one (--from)
   js      skillrun's JavaScript interpreter (goja, pure Go), built with the
-          go command on first use`,
+          go command on first use
+  sh      skillrun's sandboxed shell (mvdan.cc/sh with built-in commands,
+          pure Go), built with the go command on first use`,
 	}
 	cmd.AddCommand(newInterpretersInstallCmd(), newInterpretersListCmd())
 	return cmd
@@ -47,7 +49,7 @@ func interpretersDir(dir string) (string, error) {
 func newInterpretersInstallCmd() *cobra.Command {
 	var dir, from, work, source string
 	cmd := &cobra.Command{
-		Use:   "install python|js",
+		Use:   "install python|js|sh",
 		Short: "Build (or copy) an interpreter into skillrun's cache folder",
 		Example: `  skillrun interpreters install python
   skillrun interpreters install python --from /tmp/python-wasi   # holds python.wasm and lib/python3.11/
@@ -72,13 +74,13 @@ func newInterpretersInstallCmd() *cobra.Command {
 				} else {
 					in, err = interp.BuildPython(ctx, d, opts)
 				}
-			case interp.JS:
+			case interp.JS, interp.Shell:
 				if from != "" || work != "" {
-					return usageErr("--from and --work are for python; js is built from source (--source DIR)")
+					return usageErr("--from and --work are for python; %s is built from source (--source DIR)", args[0])
 				}
-				in, err = interp.EnsureJS(ctx, d, opts)
+				in, err = interp.Ensure(ctx, d, args[0], opts)
 			default:
-				return usageErr("no interpreter %q; skillrun has python and js", args[0])
+				return usageErr("no interpreter %q; skillrun has python, js and sh", args[0])
 			}
 			if err != nil {
 				return &exitError{code: 1, err: err}
@@ -91,7 +93,7 @@ func newInterpretersInstallCmd() *cobra.Command {
 	fl.StringVar(&dir, "dir", "", "the interpreters `DIR` (default: <user cache dir>/skillrun/interpreters)")
 	fl.StringVar(&from, "from", "", "python: copy a prebuilt CPython for WASI from `DIR` (python.wasm and lib/python3.11/) instead of building")
 	fl.StringVar(&work, "work", "", "python: keep the build's work files (apt files, source, objects) in `DIR` to reuse them")
-	fl.StringVar(&source, "source", "", "js: the skillrun source tree `DIR` to build from (default: the one this skillrun was built from)")
+	fl.StringVar(&source, "source", "", "js, sh: the skillrun source tree `DIR` to build from (default: the one this skillrun was built from)")
 	return cmd
 }
 
@@ -123,7 +125,7 @@ func listInterpreters(w io.Writer, dir string, asJSON bool) error {
 		Status   string `json:"status"`
 	}
 	var rows []row
-	for _, lang := range []string{interp.JS, interp.Python} {
+	for _, lang := range []string{interp.JS, interp.Python, interp.Shell} {
 		in, err := interp.Find(dir, lang)
 		switch {
 		case err == nil:

@@ -23,7 +23,7 @@ func TestInterpreterScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := interp.EnsureJS(context.Background(), dir, nil); err != nil {
+	if _, err := interp.Ensure(context.Background(), dir, interp.JS, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, pyErr := interp.Find(dir, interp.Python)

@@ -242,6 +242,13 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		sr.Skills = ix
 	}
 	res, err := rt.RunScript(ctx, s, scriptName, sr)
+	return runExit(label, res, err)
+}
+
+// runExit turns the end of a run into the command's result: the
+// script's exit code, or skillrun's own codes for its failures (DESIGN.md
+// "Contracts").
+func runExit(label string, res *sandbox.Result, err error) error {
 	switch {
 	case errors.Is(err, scripts.ErrNotRunnable):
 		return usageErr("%v", err)

@@ -59,6 +59,7 @@ const (
 	FuncSkillRun      = "skill_run"
 	FuncMCPCall       = "mcp_call"
 	FuncHTTPFetch     = "http_fetch"
+	FuncExec          = "exec"
 )
 
 // Funcs lists the request-taking host functions (every function but
@@ -66,6 +67,7 @@ const (
 var Funcs = []string{
 	FuncInput, FuncOutput, FuncLog, FuncToolCall, FuncSkillsSearch,
 	FuncSkillActivate, FuncSkillRead, FuncSkillRun, FuncMCPCall, FuncHTTPFetch,
+	FuncExec,
 }
 
 // Results of [FuncTake] other than a length: guest bugs, never host
@@ -330,6 +332,37 @@ type RunRequest struct {
 	Skill  string          `json:"skill"`
 	Script string          `json:"script"`
 	Input  json.RawMessage `json:"input,omitempty"`
+}
+
+// ExecRequest is the request of [FuncExec]: start another interpreter
+// run (python3, node) in the caller's sandbox, as a shell starts a
+// program. Args[0] names the interpreter; the rest are its arguments,
+// paths as the caller sees them. Dir is the working directory (a guest
+// path) and Env the environment ("KEY=VALUE") the caller gives it.
+//
+// The streams go through files of the caller's private /tmp, so their
+// size is bounded by the run's limits, not by MaxPayload: StdinFile is a
+// file there the caller wrote ("" with InheritStdin false: empty input),
+// and the output the caller does not inherit comes back in new files
+// there, named by the result, which the caller reads and removes.
+// InheritStdin, InheritStdout and InheritStderr connect the new run to the
+// caller's own streams instead.
+type ExecRequest struct {
+	Args          []string `json:"args"`
+	Dir           string   `json:"dir,omitempty"`
+	Env           []string `json:"env,omitempty"`
+	StdinFile     string   `json:"stdin_file,omitempty"`
+	InheritStdin  bool     `json:"inherit_stdin,omitempty"`
+	InheritStdout bool     `json:"inherit_stdout,omitempty"`
+	InheritStderr bool     `json:"inherit_stderr,omitempty"`
+}
+
+// ExecResult is the result of [FuncExec]: the run's exit code and the
+// /tmp files holding what it wrote to the streams it did not inherit.
+type ExecResult struct {
+	ExitCode   int    `json:"exit_code"`
+	StdoutFile string `json:"stdout_file,omitempty"`
+	StderrFile string `json:"stderr_file,omitempty"`
 }
 
 // MCPRequest is the request of [FuncMCPCall].

@@ -2,8 +2,6 @@ package interp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
-	"sort"
 	"strings"
 )
 
@@ -128,105 +124,6 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 		return nil, err
 	}
 	return Find(dir, Python)
-}
-
-// EnsureJS returns the JavaScript interpreter in dir, building it first
-// (with the go command, GOOS=wasip1) when it is missing or was built from
-// other source than the tree at hand. Without a source tree, an installed
-// interpreter is used as it is.
-func EnsureJS(ctx context.Context, dir string, o *BuildOptions) (*Interpreter, error) {
-	src := ""
-	if o != nil {
-		src = o.Source
-	}
-	if src == "" {
-		src = sourceRoot()
-	}
-	installed, findErr := Find(dir, JS)
-	if src == "" {
-		if findErr != nil {
-			return nil, fmt.Errorf("%w; building it needs a skillrun source tree (skillrun interpreters install js --source DIR)", findErr)
-		}
-		return installed, nil
-	}
-	hash, err := jsSourceHash(src)
-	if err != nil {
-		return nil, fmt.Errorf("JavaScript interpreter source in %s: %w", src, err)
-	}
-	version := "source " + hash
-	if findErr == nil && installed.Version == version {
-		return installed, nil
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		return nil, fmt.Errorf("building the JavaScript interpreter needs the go command, which is not in PATH: %w", err)
-	}
-	fmt.Fprintf(o.progress(), "skillrun: building the JavaScript interpreter (GOOS=wasip1) from %s\n", src)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := mkInstallTemp(dir, "build-js")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "js.wasm"), "./guest/interp/js")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the JavaScript interpreter in %s: %w\n%s", src, err, out)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
-		return nil, err
-	}
-	if err := swapIn(dir, tmp, jsDir(dir)); err != nil {
-		return nil, err
-	}
-	return Find(dir, JS)
-}
-
-// sourceRoot is the skillrun source tree this package was compiled from,
-// if it is still on disk ("" otherwise, for example under -trimpath).
-func sourceRoot() string {
-	_, file, _, ok := goruntime.Caller(0)
-	if !ok || !filepath.IsAbs(file) {
-		return ""
-	}
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	if _, err := os.Stat(filepath.Join(root, "guest", "interp", "js", "main.go")); err != nil {
-		return ""
-	}
-	return root
-}
-
-// jsSourceHash hashes what the JavaScript guest is built from: its own
-// package, the guest SDK and ABI it imports, and the module's go.mod and
-// go.sum.
-func jsSourceHash(root string) (string, error) {
-	var files []string
-	for _, d := range []string{"guest/interp/js", "guest", "internal/abi"} {
-		ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
-		if err != nil {
-			return "", err
-		}
-		for _, e := range ents {
-			if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
-				files = append(files, filepath.Join(root, filepath.FromSlash(d), n))
-			}
-		}
-	}
-	files = append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"))
-	sort.Strings(files)
-	h := sha256.New()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(root, f)
-		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // swapIn moves the complete folder from into place at to, in the

@@ -1,7 +1,8 @@
 // Package interp finds, installs and builds the interpreter modules that
 // run skillrun's "source" scripts: CPython built for WASI preview1 (with
-// its standard library) for .py files, and skillrun's goja-based
-// JavaScript guest (guest/interp/js) for .js files.
+// its standard library) for .py files, skillrun's goja-based
+// JavaScript guest (guest/interp/js) for .js files, and skillrun's
+// sandboxed shell (guest/interp/sh) for .sh files and `skillrun shell`.
 //
 // Interpreters live in a folder of the user cache dir, one sub-folder per
 // interpreter:
@@ -11,6 +12,7 @@
 //	<dir>/python-3.11/VERSION            what it was built from
 //	<dir>/js/js.wasm                     the JavaScript guest
 //	<dir>/js/VERSION                     the hash of the source it was built from
+//	<dir>/sh/sh.wasm                     the shell (and sh/VERSION, as js's)
 //
 // The functions here are safe for concurrent use by one process; two
 // processes installing the same interpreter at once each build it, and
@@ -35,6 +37,7 @@ import (
 const (
 	Python = "python"
 	JS     = "js"
+	Shell  = "sh"
 )
 
 // PythonVersion is the CPython series skillrun builds and expects.
@@ -93,13 +96,15 @@ type Interpreter struct {
 }
 
 // Language returns the language of a source script by its file name:
-// Python for .py, JS for .js, .cjs and .mjs.
+// Python for .py, JS for .js, .cjs and .mjs, Shell for .sh and .bash.
 func Language(file string) (string, bool) {
 	switch strings.ToLower(path.Ext(file)) {
 	case ".py":
 		return Python, true
 	case ".js", ".cjs", ".mjs":
 		return JS, true
+	case ".sh", ".bash":
+		return Shell, true
 	}
 	return "", false
 }
@@ -114,7 +119,6 @@ func DefaultDir() (string, error) {
 }
 
 func pythonDir(dir string) string { return filepath.Join(dir, "python-"+PythonVersion) }
-func jsDir(dir string) string     { return filepath.Join(dir, JS) }
 
 // InstallHint says how to install an interpreter of language.
 func InstallHint(language string) string {
@@ -125,10 +129,13 @@ func InstallHint(language string) string {
 // matching [ErrNotInstalled] that says how to install it.
 func Find(dir, language string) (*Interpreter, error) {
 	switch language {
-	case Python, JS:
+	case Python, JS, Shell:
 		// An install killed between its two renames left the previous
 		// interpreter aside: put it back before looking.
-		d := map[string]string{Python: pythonDir(dir), JS: jsDir(dir)}[language]
+		d := pythonDir(dir)
+		if language != Python {
+			d = filepath.Join(dir, language)
+		}
 		if err := recoverLocked(dir, d); err != nil {
 			return nil, err
 		}
@@ -159,20 +166,21 @@ func Find(dir, language string) (*Interpreter, error) {
 				"_PYTHON_SYSCONFIGDATA_NAME=" + sysconfigDataName,
 			},
 		}, nil
-	case JS:
-		d := jsDir(dir)
-		if err := hasFiles(filepath.Join(d, "js.wasm")); err != nil {
-			return nil, fmt.Errorf("%w: the JavaScript interpreter is not in %s (%w); %s", ErrNotInstalled, d, err, InstallHint(JS))
+	case JS, Shell:
+		g := goGuests[language]
+		d := filepath.Join(dir, language)
+		if err := hasFiles(filepath.Join(d, g.wasm)); err != nil {
+			return nil, fmt.Errorf("%w: %s is not in %s (%w); %s", ErrNotInstalled, g.what, d, err, InstallHint(language))
 		}
-		return &Interpreter{Language: JS, Version: readVersion(d), Dir: d, Module: filepath.Join(d, "js.wasm")}, nil
+		return &Interpreter{Language: language, Version: readVersion(d), Dir: d, Module: filepath.Join(d, g.wasm)}, nil
 	}
-	return nil, fmt.Errorf("no interpreter for language %q (skillrun has %s and %s)", language, Python, JS)
+	return nil, fmt.Errorf("no interpreter for language %q (skillrun has %s, %s and %s)", language, Python, JS, Shell)
 }
 
 // List returns the interpreters installed in dir, sorted by language.
 func List(dir string) []*Interpreter {
 	var list []*Interpreter
-	for _, l := range []string{JS, Python} {
+	for _, l := range []string{JS, Python, Shell} {
 		if in, err := Find(dir, l); err == nil {
 			list = append(list, in)
 		}

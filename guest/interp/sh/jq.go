@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
+)
+
+// jqOptions are the jq command-line options the shell supports: those
+// scripts use (jq 1.6's names).
+type jqOptions struct {
+	filter                               string
+	files                                []string
+	raw, join, compact, nullInput, slurp bool
+	rawInput, exitStatus, sortKeys, tab  bool
+	asciiOutput                          bool
+	indent                               int
+	names                                []string // $name variables, in order
+	values                               []any
+}
+
+// jq is jq over gojq, a pure-Go implementation of the jq language.
+// Output follows jq 1.6's format (two-space indentation, -r, -c, -j,
+// -S); one difference remains: gojq sorts the keys of every object it
+// prints, as jq does only with -S.
+func jq(e *proc.Env, args []string) int {
+	o, code := parseJQArgs(e, args[1:])
+	if code >= 0 {
+		return code
+	}
+	q, err := gojq.Parse(o.filter)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
+		return 3
+	}
+	inputs, err := jqInputs(e, o)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "jq: error: %v\n", err)
+		return 2
+	}
+	iter := &sliceIter{values: inputs}
+	code, err = runJQ(e, o, q, iter)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "jq: error (at %s): %v\n", jqWhere(o), err)
+		return 5
+	}
+	return code
+}
+
+// parseJQArgs reads jq's options; code >= 0 means stop with that status.
+func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
+	o := &jqOptions{indent: 2}
+	usage := func(format string, a ...any) (*jqOptions, int) {
+		fmt.Fprintf(e.Stderr, "jq: "+format+"\nUse jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://stedolan.github.io/jq\n", a...)
+		return nil, 2
+	}
+	haveFilter := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		need := func(n int) bool { return i+n < len(args) }
+		switch {
+		case a == "--":
+			rest := args[i+1:]
+			if !haveFilter && len(rest) > 0 {
+				o.filter, haveFilter, rest = rest[0], true, rest[1:]
+			}
+			o.files = append(o.files, rest...)
+			i = len(args)
+		case a == "--arg" || a == "--argjson" || a == "--slurpfile" || a == "--rawfile":
+			if !need(2) {
+				return usage("%s takes two parameters (e.g. %s varname value)", a, a)
+			}
+			name, val := args[i+1], args[i+2]
+			i += 2
+			var v any
+			switch a {
+			case "--arg":
+				v = val
+			case "--argjson":
+				if err := decodeJSON(val, &v); err != nil {
+					return usage("Invalid JSON text passed to --argjson")
+				}
+			default:
+				b, err := os.ReadFile(e.Path(val))
+				if err != nil {
+					return usage("error: Could not open %s: %s", val, proc.ErrorText(err))
+				}
+				if a == "--rawfile" {
+					v = string(b)
+				} else {
+					all, err := decodeAll(bytes.NewReader(b))
+					if err != nil {
+						return usage("Bad JSON in --slurpfile %s %s: %v", name, val, err)
+					}
+					v = all
+				}
+			}
+			o.names, o.values = append(o.names, "$"+name), append(o.values, v)
+		case a == "--indent":
+			if !need(1) {
+				return usage("--indent takes one parameter")
+			}
+			n, err := strconv.Atoi(args[i+1])
+			if err != nil || n < 0 || n > 7 {
+				return usage("Cannot indent more than 7 characters")
+			}
+			o.indent, i = n, i+1
+		case a == "--tab":
+			o.tab = true
+		case a == "--raw-output":
+			o.raw = true
+		case a == "--join-output":
+			o.raw, o.join = true, true
+		case a == "--compact-output":
+			o.compact = true
+		case a == "--null-input":
+			o.nullInput = true
+		case a == "--slurp":
+			o.slurp = true
+		case a == "--raw-input":
+			o.rawInput = true
+		case a == "--exit-status":
+			o.exitStatus = true
+		case a == "--sort-keys":
+			o.sortKeys = true
+		case a == "--ascii-output":
+			o.asciiOutput = true
+		case a == "--monochrome-output" || a == "--color-output" || a == "--unbuffered":
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !strings.HasPrefix(a, "--"):
+			for _, c := range a[1:] {
+				switch c {
+				case 'r':
+					o.raw = true
+				case 'j':
+					o.raw, o.join = true, true
+				case 'c':
+					o.compact = true
+				case 'n':
+					o.nullInput = true
+				case 's':
+					o.slurp = true
+				case 'R':
+					o.rawInput = true
+				case 'e':
+					o.exitStatus = true
+				case 'S':
+					o.sortKeys = true
+				case 'a':
+					o.asciiOutput = true
+				case 'M', 'C':
+				default:
+					return usage("Unknown option: %s", a)
+				}
+			}
+		case strings.HasPrefix(a, "--"):
+			return usage("Unknown option: %s", a)
+		case !haveFilter:
+			o.filter, haveFilter = a, true
+		default:
+			o.files = append(o.files, a)
+		}
+	}
+	if !haveFilter {
+		return usage("no filter given")
+	}
+	return o, -1
+}
+
+// jqInputs reads the input values: JSON texts (or lines with -R) from
+// the files or stdin, slurped into one array with -s.
+func jqInputs(e *proc.Env, o *jqOptions) ([]any, error) {
+	var r io.Reader = e.Stdin
+	if len(o.files) > 0 {
+		var rs []io.Reader
+		for _, f := range o.files {
+			b, err := os.ReadFile(e.Path(f))
+			if err != nil {
+				return nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err))
+			}
+			rs = append(rs, bytes.NewReader(b))
+		}
+		r = io.MultiReader(rs...)
+	}
+	if o.nullInput && !o.slurp {
+		// input and inputs still read the rest
+		vals, err := readInputs(r, o)
+		return append([]any{nil}, vals...), err
+	}
+	vals, err := readInputs(r, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.slurp {
+		if o.rawInput {
+			var sb strings.Builder
+			for _, v := range vals {
+				sb.WriteString(v.(string) + "\n")
+			}
+			return []any{sb.String()}, nil
+		}
+		return []any{vals}, nil
+	}
+	return vals, nil
+}
+
+func readInputs(r io.Reader, o *jqOptions) ([]any, error) {
+	if !o.rawInput {
+		return decodeAll(r)
+	}
+	var vals []any
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		vals = append(vals, sc.Text())
+	}
+	return vals, sc.Err()
+}
+
+// decodeAll decodes a stream of JSON texts, numbers kept exact.
+func decodeAll(r io.Reader) ([]any, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var vals []any
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return vals, nil
+		}
+		if err != nil {
+			return vals, err
+		}
+		vals = append(vals, v)
+	}
+}
+
+func decodeJSON(s string, v *any) error {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// runJQ runs the filter over each input and prints the results.
+func runJQ(e *proc.Env, o *jqOptions, q *gojq.Query, inputs *sliceIter) (int, error) {
+	code, err := gojq.Compile(q,
+		gojq.WithVariables(o.names),
+		gojq.WithEnvironLoader(func() []string { return e.Environ }),
+		gojq.WithInputIter(inputs))
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
+		return 3, nil
+	}
+	w := bufio.NewWriter(e.Stdout)
+	defer w.Flush()
+	var last any = nil
+	seen := false
+	for {
+		v, ok := inputs.Next()
+		if !ok {
+			break
+		}
+		it := code.RunWithContext(e.Ctx, v, o.values...)
+		for {
+			out, ok := it.Next()
+			if !ok {
+				break
+			}
+			if err, ok := out.(error); ok {
+				if he, ok := errors.AsType[*gojq.HaltError](err); ok {
+					if s, ok := he.Value().(string); ok {
+						fmt.Fprint(e.Stderr, s)
+					}
+					w.Flush()
+					return he.ExitCode(), nil
+				}
+				w.Flush()
+				return 0, err
+			}
+			if err := writeJQ(w, o, out); err != nil {
+				return 0, err
+			}
+			last, seen = out, true
+		}
+	}
+	if o.exitStatus {
+		switch {
+		case !seen:
+			return 4, nil
+		case last == nil || last == false:
+			return 1, nil
+		}
+	}
+	return 0, nil
+}
+
+// writeJQ prints one result as jq does.
+func writeJQ(w *bufio.Writer, o *jqOptions, v any) error {
+	if s, ok := v.(string); ok && o.raw {
+		w.WriteString(s)
+		if !o.join {
+			w.WriteByte('\n')
+		}
+		return nil
+	}
+	b, err := gojq.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if !o.compact {
+		var buf bytes.Buffer
+		indent := strings.Repeat(" ", o.indent)
+		if o.tab {
+			indent = "\t"
+		}
+		if err := json.Indent(&buf, b, "", indent); err == nil {
+			b = buf.Bytes()
+		}
+	}
+	if o.asciiOutput {
+		b = asciiJSON(b)
+	}
+	w.Write(b)
+	if !o.join {
+		w.WriteByte('\n')
+	}
+	return nil
+}
+
+// asciiJSON escapes every non-ASCII rune as \uXXXX (jq -a).
+func asciiJSON(b []byte) []byte {
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		switch {
+		case r < 0x80:
+			out.WriteRune(r)
+		case r > 0xffff:
+			r -= 0x10000
+			fmt.Fprintf(&out, "\\u%04x\\u%04x", 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+		default:
+			fmt.Fprintf(&out, "\\u%04x", r)
+		}
+	}
+	return out.Bytes()
+}
+
+// jqWhere names the input of an error the way jq does.
+func jqWhere(o *jqOptions) string {
+	if len(o.files) > 0 {
+		return o.files[len(o.files)-1] + ":0"
+	}
+	return "<stdin>:0"
+}
+
+// sliceIter iterates over the input values; `input` and `inputs` in a
+// filter take from the same sequence.
+type sliceIter struct {
+	values []any
+	i      int
+}
+
+func (s *sliceIter) Next() (any, bool) {
+	if s.i >= len(s.values) {
+		return nil, false
+	}
+	v := s.values[s.i]
+	s.i++
+	return v, true
+}

@@ -1,0 +1,168 @@
+package interp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"sort"
+	"strings"
+)
+
+// A goGuest is an interpreter built from Go source in skillrun's tree
+// (GOOS=wasip1): the JavaScript interpreter and the shell.
+type goGuest struct {
+	pkg  string // its package, relative to the source root
+	wasm string // the module's file name
+	what string // for messages
+	// patch prepares the build in work and returns extra go build
+	// arguments (the shell's -modfile, see shell.go); nil for none.
+	patch func(ctx context.Context, src, work string) ([]string, error)
+}
+
+var goGuests = map[string]goGuest{
+	JS:    {pkg: "guest/interp/js", wasm: "js.wasm", what: "the JavaScript interpreter"},
+	Shell: {pkg: "guest/interp/sh", wasm: "sh.wasm", what: "the sandboxed shell", patch: patchShellBuild},
+}
+
+// IsGoGuest reports whether language's interpreter is built from Go
+// source with [Ensure] (js, sh) rather than installed (python).
+func IsGoGuest(language string) bool {
+	_, ok := goGuests[language]
+	return ok
+}
+
+// Ensure returns the interpreter of language (js or sh) in dir, building
+// it first (with the go command, GOOS=wasip1) when it is missing or was
+// built from other source than the tree at hand. Without a source tree,
+// an installed interpreter is used as it is.
+func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interpreter, error) {
+	g, ok := goGuests[language]
+	if !ok {
+		return nil, fmt.Errorf("no interpreter built from source for language %q", language)
+	}
+	src := ""
+	if o != nil {
+		src = o.Source
+	}
+	if src == "" {
+		src = sourceRoot()
+	}
+	installed, findErr := Find(dir, language)
+	if src == "" {
+		if findErr != nil {
+			return nil, fmt.Errorf("%w; building it needs a skillrun source tree (skillrun interpreters install %s --source DIR)", findErr, language)
+		}
+		return installed, nil
+	}
+	hash, err := goSourceHash(src, g.pkg)
+	if err != nil {
+		return nil, fmt.Errorf("source of %s in %s: %w", g.what, src, err)
+	}
+	version := "source " + hash
+	if findErr == nil && installed.Version == version {
+		return installed, nil
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return nil, fmt.Errorf("building %s needs the go command, which is not in PATH: %w", g.what, err)
+	}
+	fmt.Fprintf(o.progress(), "skillrun: building %s (GOOS=wasip1) from %s\n", g.what, src)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := mkInstallTemp(dir, "build-"+language)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, g.wasm)}
+	if g.patch != nil {
+		work := filepath.Join(tmp, "work")
+		extra, err := g.patch(ctx, src, work)
+		if err != nil {
+			return nil, fmt.Errorf("preparing the build of %s: %w", g.what, err)
+		}
+		args = append(args, extra...)
+		defer func() { _ = os.RemoveAll(work) }()
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./"+g.pkg)...)
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building %s in %s: %w\n%s", g.what, src, err, out)
+	}
+	if g.patch != nil {
+		_ = os.RemoveAll(filepath.Join(tmp, "work"))
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if err := swapIn(dir, tmp, filepath.Join(dir, language)); err != nil {
+		return nil, err
+	}
+	return Find(dir, language)
+}
+
+// sourceRoot is the skillrun source tree this package was compiled from,
+// if it is still on disk ("" otherwise, for example under -trimpath).
+func sourceRoot() string {
+	_, file, _, ok := goruntime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "guest", "interp", "js", "main.go")); err != nil {
+		return ""
+	}
+	return root
+}
+
+// goSourceHash hashes what a Go guest is built from: its package and the
+// packages under it, the guest SDK and ABI, this package's build
+// patches, and the module's go.mod and go.sum.
+func goSourceHash(root, pkg string) (string, error) {
+	var files []string
+	add := func(d string, recursive bool) error {
+		return filepath.WalkDir(filepath.Join(root, filepath.FromSlash(d)), func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() {
+				if !recursive && p != filepath.Join(root, filepath.FromSlash(d)) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if err := add(pkg, true); err != nil {
+		return "", err
+	}
+	for _, d := range []string{"guest", "internal/abi"} {
+		if err := add(d, false); err != nil {
+			return "", err
+		}
+	}
+	files = append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"), filepath.Join(root, "internal", "interp", "shell.go"))
+	sort.Strings(files)
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(root, f)
+		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}

@@ -1,0 +1,220 @@
+package scripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/abi"
+	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/sandbox"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// execLanguages are the programs a script may start with the exec host
+// function, by the name it calls them: the interpreters skillrun ships.
+var execLanguages = map[string]string{
+	"python": interp.Python, "python3": interp.Python, "python3.11": interp.Python,
+	"node": interp.JS, "nodejs": interp.JS,
+}
+
+// execService is the exec host function of one run (a shell): it starts
+// the named interpreter as another run in the same sandbox, over the
+// caller's mounts (its /tmp included), effective grant and limits, with
+// the caller's streams where the request inherits them and files of the
+// caller's /tmp where it does not. The new run is a nesting level, like
+// a skill_run, and is audited as the caller's skill with the program's
+// command line as its script.
+type execService struct {
+	r      *Runner
+	s      *skills.Skill
+	find   InterpreterFunc
+	mounts []sandbox.Mount // the caller's, /tmp included
+	prot   []string
+	eff    capabilities.Set
+	sr     *ScriptRun
+}
+
+// tmpDir is the host folder of the caller's /tmp.
+func (x *execService) tmpDir() (string, error) {
+	for _, m := range x.mounts {
+		if m.GuestPath == tmpGuestPath && m.Writable {
+			return m.HostDir, nil
+		}
+	}
+	return "", errors.New("the run has no /tmp")
+}
+
+// tmpName returns the name, inside the caller's /tmp, of guest path p:
+// only a file directly in /tmp, so that nothing else of the host can be
+// named.
+func tmpName(p string) (string, error) {
+	if path.Dir(path.Clean(p)) != tmpGuestPath || path.Base(p) == "." || strings.HasPrefix(path.Base(p), "..") {
+		return "", fmt.Errorf("%q is not a file directly in %s", p, tmpGuestPath)
+	}
+	return path.Base(p), nil
+}
+
+func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int) (*abi.ExecResult, error) {
+	prog := path.Base(req.Args[0])
+	lang, ok := execLanguages[prog]
+	if !ok {
+		return nil, abi.Errorf(abi.CodeNotFound, "exec: skillrun starts only the interpreters it ships (python3, node), not %q", prog)
+	}
+	find := x.find
+	if find == nil {
+		find = InstalledInterpreters("")
+	}
+	in, err := find(ctx, lang)
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeUnavailable, "exec: %s: %v", prog, err)
+	}
+	m, err := x.r.compileInterpreter(ctx, in.Module)
+	if err != nil {
+		return nil, fmt.Errorf("exec: interpreter %s: %w", in.Module, err)
+	}
+	tmp, err := x.tmpDir()
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeUnavailable, "exec: %v", err)
+	}
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+
+	run := *x.sr
+	run.Depth = depth
+	run.Stdin = strings.NewReader("")
+	switch {
+	case req.InheritStdin:
+		run.Stdin = x.sr.Stdin
+	case req.StdinFile != "":
+		name, err := tmpName(req.StdinFile)
+		if err != nil {
+			return nil, abi.Errorf(abi.CodeInvalid, "exec: stdin_file: %v", err)
+		}
+		f, err := root.Open(name)
+		if err != nil {
+			return nil, abi.Errorf(abi.CodeInvalid, "exec: stdin_file: %v", err)
+		}
+		defer f.Close()
+		run.Stdin = f
+	}
+	if run.Stdin == nil {
+		run.Stdin = strings.NewReader("")
+	}
+	res := &abi.ExecResult{}
+	capture := func(inherit bool, own io.Writer, file *string) (io.Writer, func(), error) {
+		if inherit {
+			if own == nil {
+				own = io.Discard
+			}
+			return own, func() {}, nil
+		}
+		f, name, err := createTmpFile(root)
+		if err != nil {
+			return nil, nil, err
+		}
+		*file = path.Join(tmpGuestPath, name)
+		return f, func() { _ = f.Close() }, nil
+	}
+	var done func()
+	if run.Stdout, done, err = capture(req.InheritStdout, x.sr.Stdout, &res.StdoutFile); err != nil {
+		return nil, err
+	}
+	defer done()
+	if run.Stderr, done, err = capture(req.InheritStderr, x.sr.Stderr, &res.StderrFile); err != nil {
+		return nil, err
+	}
+	defer done()
+
+	mounts := append(append([]sandbox.Mount{}, x.mounts...), in.Mounts...)
+	prot := append(append([]string{}, x.prot...), filepathDir(in.Module))
+	var granted []string
+	for _, kv := range req.Env {
+		if k, _, ok := strings.Cut(kv, "="); ok && k != "PWD" {
+			granted = append(granted, kv)
+		}
+	}
+	if req.Dir != "" {
+		granted = append(granted, "PWD="+path.Clean(req.Dir))
+	}
+	skillDir := ""
+	if x.s != shellSkill {
+		skillDir = filepathDir(x.s.Location)
+	}
+	env := interpreterEnv(lang, skillDir, granted, in.Env)
+	args := append(append([]string{}, in.Args...), scriptArgsAbs(lang, req.Dir, req.Args[1:])...)
+	r, err := runCompiled(ctx, m, x.s, prog, &skills.Script{}, x.eff, &run,
+		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot}, "; started by exec")
+	switch {
+	case errors.Is(err, sandbox.ErrTimeout):
+		res.ExitCode = 124
+		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
+	case err != nil:
+		res.ExitCode = 125
+		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
+	default:
+		res.ExitCode = int(r.ExitCode)
+	}
+	return res, nil
+}
+
+// scriptArgsAbs makes the script path among an interpreter's arguments
+// absolute against dir: the interpreters resolve it before they change
+// to the working directory (WASI starts them at "/"). Python's options
+// before the script are skipped (-c and -m take no file).
+func scriptArgsAbs(lang, dir string, args []string) []string {
+	out := append([]string{}, args...)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		switch {
+		case lang == interp.Python && (a == "-c" || a == "-m"):
+			return out
+		case lang == interp.Python && (a == "-W" || a == "-X"):
+			i++ // the option's value
+		case a == "-" || a == "--":
+			return out
+		case strings.HasPrefix(a, "-"):
+		default:
+			if dir != "" && !path.IsAbs(a) {
+				out[i] = path.Join(dir, a)
+			}
+			return out
+		}
+	}
+	return out
+}
+
+// tmpSeq numbers the output files of exec.
+var tmpSeq atomic.Int64
+
+func filepathDir(p string) string { return filepath.Dir(p) }
+
+// createTmpFile creates a new file for captured output in root and
+// returns it with its name there.
+func createTmpFile(root *os.Root) (*os.File, string, error) {
+	for i := 0; i < 100; i++ {
+		name := fmt.Sprintf(".exec-%d-%d", os.Getpid(), tmpSeq.Add(1))
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			return f, name, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, "", err
+		}
+	}
+	return nil, "", errors.New("exec: cannot create an output file in /tmp")
+}
+
+// execFunc adapts the service to the host's signature.
+func (x *execService) execFunc() host.ExecFunc { return x.exec }
