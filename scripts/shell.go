@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillrun/skillrun/capabilities"
@@ -24,6 +25,11 @@ type ShellRun struct {
 	// followed as written finds its scripts ("Base directory for this
 	// skill").
 	Skills []*skills.Skill
+	// Env are variables set in the shell ("KEY=VALUE"), replacing the
+	// granted ones and skillrun's own of the same name (PWD, the working
+	// directory; TMPDIR): the caller's fixed environment, such as a test
+	// harness's. They exist only inside the sandbox.
+	Env []string
 }
 
 // ShellDeclares is what the shell declares: reading and writing the
@@ -101,7 +107,7 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 		return nil, fmt.Errorf("shell: %w", err)
 	}
 	defer removeTmp()
-	env = append(env, in.Env...)
+	env = setEnv(append(env, in.Env...), sr.Env)
 	own.exec = &execService{r: r, s: shellSkill, find: find, mounts: mounts, prot: protected, eff: eff, sr: &own}
 	args := append(append([]string{}, in.Args...), own.Args...)
 	return runCompiled(ctx, m, shellSkill, shellLabel(own.Args), &skills.Script{}, eff, &own,
@@ -120,4 +126,15 @@ func shellLabel(args []string) string {
 // /skills: one path element, not hidden.
 func validMountName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "/\\\x00") && !strings.HasPrefix(name, ".")
+}
+
+// setEnv returns env with each KEY=VALUE of set replacing any variable of
+// that name.
+func setEnv(env, set []string) []string {
+	for _, kv := range set {
+		k, _, _ := strings.Cut(kv, "=")
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
+		env = append(env, kv)
+	}
+	return env
 }

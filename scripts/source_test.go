@@ -54,6 +54,11 @@ func interpreters(t testing.TB, language string) InterpreterFunc {
 		if jsErr != nil {
 			t.Fatal(jsErr)
 		}
+	case interp.Shell:
+		shOnce.Do(func() { _, shErr = interp.Ensure(context.Background(), dir, interp.Shell, nil) })
+		if shErr != nil {
+			t.Fatal(shErr)
+		}
 	case interp.Python:
 		if _, err := interp.Find(dir, interp.Python); err != nil {
 			if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
@@ -66,8 +71,8 @@ func interpreters(t testing.TB, language string) InterpreterFunc {
 }
 
 var (
-	jsOnce sync.Once
-	jsErr  error
+	jsOnce, shOnce sync.Once
+	jsErr, shErr   error
 )
 
 // sourceSkill writes a skill with one source script (name "main") and

@@ -11,11 +11,12 @@ import (
 	"github.com/skillrun/skillrun/internal/interp"
 )
 
-// TestInterpreterScripts runs testdata/interpreters/*.txtar: Python and
-// JavaScript scripts run by `skillrun run` under the interpreters in the
-// user cache dir (and wazero's compilation cache there, so the tens of
-// MB of interpreter compile once per machine). The JavaScript
-// interpreter is built from this tree if needed; CPython for WASI comes
+// TestInterpreterScripts runs testdata/interpreters/*.txtar: Python,
+// JavaScript and shell scripts run by `skillrun run` and `skillrun shell`
+// under the interpreters in the user cache dir (and wazero's compilation
+// cache there, so the tens of MB of interpreter compile once per
+// machine). The JavaScript interpreter and the shell are built from this
+// tree if needed; CPython for WASI comes
 // from `make python`: without it the Python scripts skip, unless
 // REQUIRE_TOOLCHAINS=1 (CI), which makes that a failure.
 func TestInterpreterScripts(t *testing.T) {
@@ -23,8 +24,10 @@ func TestInterpreterScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := interp.Ensure(context.Background(), dir, interp.JS, nil); err != nil {
-		t.Fatal(err)
+	for _, lang := range []string{interp.JS, interp.Shell} {
+		if _, err := interp.Ensure(context.Background(), dir, lang, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	_, pyErr := interp.Find(dir, interp.Python)
 	if pyErr != nil && os.Getenv("REQUIRE_TOOLCHAINS") != "" {

@@ -37,8 +37,15 @@ func (e *limitError) Error() string { return e.msg }
 // limits holds the shell's counters.
 type limits struct {
 	procs atomic.Int64
+	calls atomic.Int64
 	once  sync.Once
 }
+
+// framesEvery is how often (in commands) check measures the stack:
+// runtime.Callers walks the whole stack, so measuring at every command
+// would make a deep recursion quadratic; every 32nd lets a runaway go at
+// most 32 calls past the bound.
+const framesEvery = 32
 
 func newLimits() *limits { return &limits{} }
 
@@ -62,7 +69,7 @@ func (l *limits) check(stderr io.Writer, name string) {
 	var err error
 	if runtime.NumGoroutine() > maxProcs {
 		err = &limitError{fmt.Sprintf("fork: retry: more than %d processes at once (a fork bomb?): skillrun's sandboxed shell stops here", maxProcs)}
-	} else {
+	} else if l.calls.Add(1)%framesEvery == 0 {
 		var pc [1]uintptr
 		if runtime.Callers(maxFrames, pc[:]) > 0 {
 			err = &limitError{fmt.Sprintf("%s: maximum function nesting level exceeded: skillrun's sandboxed shell stops here", name)}
@@ -81,24 +88,33 @@ func (l *limits) check(stderr io.Writer, name string) {
 	}
 }
 
-// capOutput bounds w when it is a command substitution's buffer.
-func (l *limits) capOutput(w io.Writer) io.Writer {
+// capOutput bounds w when it is a command substitution's buffer; the
+// command named name is told once on stderr when it passes the bound.
+func (l *limits) capOutput(w, stderr io.Writer, name string) io.Writer {
 	switch w.(type) {
 	case *strings.Builder, *bytes.Buffer:
-		return &cappedWriter{w: w, left: maxSubstOutput}
+		return &cappedWriter{w: w, left: maxSubstOutput, stderr: stderr, name: name}
 	}
 	return w
 }
 
 // cappedWriter fails writes past its limit.
 type cappedWriter struct {
-	w    io.Writer
-	left int64
+	w      io.Writer
+	left   int64
+	stderr io.Writer
+	name   string
+	told   bool
 }
 
 func (c *cappedWriter) Write(p []byte) (int, error) {
 	if int64(len(p)) > c.left {
-		return 0, fmt.Errorf("command substitution output over %d MiB", maxSubstOutput>>20)
+		err := fmt.Errorf("command substitution output over %d MiB", maxSubstOutput>>20)
+		if !c.told {
+			c.told = true
+			fmt.Fprintf(c.stderr, "%s: %v: skillrun's sandboxed shell cut it there\n", c.name, err)
+		}
+		return 0, err
 	}
 	c.left -= int64(len(p))
 	return c.w.Write(p)

@@ -200,6 +200,7 @@ func (sh *shell) runScript(ctx context.Context, src io.Reader, name, dir string,
 		fmt.Fprintf(sh.stderr, "%s: %v\n", name, err)
 		return exitUsage
 	}
+	subshellPipeEnds(file)
 	r, err := sh.newRunner(dir, environ, sh.stdin, sh.stdout, sh.stderr)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "sh: %v\n", err)

@@ -61,11 +61,16 @@ func (sh *shell) exec(ctx context.Context, args []string) error {
 		stdin = strings.NewReader("")
 	}
 	name := args[0]
+	environ := environOf(hc.Env)
 	if _, ok := sh.lookup(hc.Dir, name); !ok && !strings.Contains(name, "/") {
-		fmt.Fprintf(hc.Stderr, "%s: line %d: %s: command not found: skillrun's sandboxed shell has no `%s`\n", sh.name, hc.Pos.Line(), name, name)
-		return interp.NewExitStatus(exitNotFound)
+		p, found := lookPath(hc.Dir, hc.Env.Get("PATH").String(), name)
+		if !found {
+			fmt.Fprintf(hc.Stderr, "%s: line %d: %s: command not found: skillrun's sandboxed shell has no `%s`\n", sh.name, hc.Pos.Line(), name, name)
+			return interp.NewExitStatus(exitNotFound)
+		}
+		args = append([]string{p}, args[1:]...)
 	}
-	code := sh.command(ctx, hc.Dir, environOf(hc.Env), stdin, hc.Stdout, hc.Stderr, args)
+	code := sh.command(ctx, hc.Dir, environ, stdin, hc.Stdout, hc.Stderr, args)
 	if code == 0 {
 		return nil
 	}
@@ -82,7 +87,7 @@ func (sh *shell) command(ctx context.Context, dir string, environ []string, stdi
 			return exitLimit
 		}
 		defer sh.limits.endProcess()
-		e := &proc.Env{Ctx: ctx, Stdin: stdin, Stdout: sh.limits.capOutput(stdout), Stderr: stderr, Dir: dir, Environ: environ}
+		e := &proc.Env{Ctx: ctx, Stdin: stdin, Stdout: sh.limits.capOutput(stdout, stderr, name), Stderr: stderr, Dir: dir, Environ: environ}
 		e.Exec = func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return sh.execLine(ctx, dir, environ, stdin, stdout, stderr, args)
 		}
@@ -128,6 +133,25 @@ func (sh *shell) execLine(ctx context.Context, dir string, environ []string, std
 		quoted[i] = q
 	}
 	return sh.runScriptIO(ctx, strings.NewReader(strings.Join(quoted, " ")), "sh", dir, environ, nil, nil, stdin, stdout, stderr)
+}
+
+// lookPath finds a script file called by name in the directories of
+// PATH that the sandbox holds (a skill's helper on PATH); the built-in
+// commands are found before it, whatever PATH says.
+func lookPath(dir, pathList, name string) (string, bool) {
+	for _, d := range strings.Split(pathList, ":") {
+		if d == "" || binDirs[d] {
+			continue
+		}
+		if !path.IsAbs(d) {
+			d = path.Join(dir, d)
+		}
+		p := path.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // environOf lists the exported variables of env as KEY=VALUE.

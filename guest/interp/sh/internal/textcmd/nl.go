@@ -1,0 +1,123 @@
+package textcmd
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
+)
+
+var nlOpts = []optDef{
+	{'b', "body-numbering", reqArg}, {'h', "header-numbering", reqArg},
+	{'f', "footer-numbering", reqArg}, {'d', "section-delimiter", reqArg},
+	{'i', "line-increment", reqArg}, {'l', "join-blank-lines", reqArg},
+	{'n', "number-format", reqArg}, {'p', "no-renumber", noArg},
+	{'s', "number-separator", reqArg}, {'v', "starting-line-number", reqArg},
+	{'w', "number-width", reqArg},
+}
+
+// nl numbers the lines of the body section; header and footer sections
+// (\:\:\: and \:) are not supported, which scripts hardly use.
+func nl(e *proc.Env, args []string) int {
+	opts, operands, err := getopt(args[1:], nlOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	usage := func(msg string) int {
+		fmt.Fprintf(e.Stderr, "nl: %s\nTry 'nl --help' for more information.\n", msg)
+		return 1
+	}
+	if err != nil {
+		return usage(err.Error())
+	}
+	style := "t"
+	var re *regexp.Regexp
+	incr, start, width := int64(1), int64(1), 6
+	format, sepStr := "rn", "\t"
+	for _, o := range opts {
+		switch o.name {
+		case "b":
+			switch {
+			case o.arg == "a" || o.arg == "t" || o.arg == "n":
+				style = o.arg
+			case strings.HasPrefix(o.arg, "p"):
+				t, err := translate(o.arg[1:], reOptions{syntax: basicRE})
+				if err == nil {
+					re, err = compileRE(t.expr, false, false)
+				}
+				if err != nil {
+					fmt.Fprintf(e.Stderr, "nl: %v\n", err)
+					return 1
+				}
+				style = "p"
+			default:
+				return usage("invalid body numbering style: " + quoteArg(o.arg))
+			}
+		case "i", "v", "w":
+			n, err := strconv.ParseInt(o.arg, 10, 64)
+			if err != nil || o.name == "w" && (n <= 0 || n > 1<<20) {
+				what := map[string]string{"i": "line number increment", "v": "starting line number", "w": "line number field width"}[o.name]
+				fmt.Fprintf(e.Stderr, "nl: invalid %s: %s\n", what, quoteArg(o.arg))
+				return 1
+			}
+			switch o.name {
+			case "i":
+				incr = n
+			case "v":
+				start = n
+			default:
+				width = int(n)
+			}
+		case "n":
+			if o.arg != "ln" && o.arg != "rn" && o.arg != "rz" {
+				fmt.Fprintf(e.Stderr, "nl: invalid line numbering format: %s\n", quoteArg(o.arg))
+				return 1
+			}
+			format = o.arg
+		case "s":
+			sepStr = o.arg
+		}
+	}
+	if len(operands) == 0 {
+		operands = []string{"-"}
+	}
+	out := newOutput(e.Stdout)
+	status := 0
+	num := start
+	blank := strings.Repeat(" ", width+len(sepStr))
+	for _, name := range operands {
+		rc, err := e.Open(name)
+		if err != nil {
+			out.flush()
+			fmt.Fprintf(e.Stderr, "nl: %s: %s\n", quoteName(name), proc.ErrorText(err))
+			status = 1
+			continue
+		}
+		lr := newLineReader(rc, '\n')
+		for lr.next() && !e.Cancelled() && !out.failed() {
+			line := lr.line
+			numbered := style == "a" || style == "t" && len(line) > 0 || style == "p" && re.Match(line)
+			if numbered {
+				var s string
+				switch format {
+				case "ln":
+					s = fmt.Sprintf("%-*d", width, num)
+				case "rz":
+					s = fmt.Sprintf("%0*d", width, num)
+				default:
+					s = fmt.Sprintf("%*d", width, num)
+				}
+				out.WriteString(s + sepStr)
+				num += incr
+			} else {
+				out.WriteString(blank)
+			}
+			out.Write(line)
+			out.WriteByte('\n')
+		}
+		rc.Close()
+	}
+	if out.flush() != nil {
+		status = 1
+	}
+	return status
+}

@@ -1,0 +1,127 @@
+package textcmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
+)
+
+var pasteOpts = []optDef{
+	{'d', "delimiters", reqArg}, {'s', "serial", noArg}, {'z', "zero-terminated", noArg},
+}
+
+// pasteDelims expands paste's delimiter list: \n \t \\ and \0 (none).
+func pasteDelims(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			switch s[i] {
+			case 'n':
+				out = append(out, "\n")
+			case 't':
+				out = append(out, "\t")
+			case '0':
+				out = append(out, "")
+			default:
+				out = append(out, string(s[i]))
+			}
+			continue
+		}
+		out = append(out, string(s[i]))
+	}
+	return out
+}
+
+func paste(e *proc.Env, args []string) int {
+	opts, operands, err := getopt(args[1:], pasteOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "paste: %v\nTry 'paste --help' for more information.\n", err)
+		return 1
+	}
+	delims := []string{"\t"}
+	serial, zero := false, false
+	for _, o := range opts {
+		switch o.name {
+		case "d":
+			delims = pasteDelims(o.arg)
+			if len(delims) == 0 {
+				delims = []string{""}
+			}
+		case "s":
+			serial = true
+		case "z":
+			zero = true
+		}
+	}
+	if len(operands) == 0 {
+		operands = []string{"-"}
+	}
+	sep := sepByte(zero)
+	// Every "-" shares standard input, so "paste - -" takes lines in turn.
+	var stdin *lineReader
+	readers := make([]*lineReader, len(operands))
+	var closers []io.Closer
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	for i, name := range operands {
+		if name == "-" {
+			if stdin == nil {
+				stdin = newLineReader(e.Stdin, sep)
+			}
+			readers[i] = stdin
+			continue
+		}
+		rc, err := e.Open(name)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "paste: %s: %s\n", quoteName(name), proc.ErrorText(err))
+			return 1
+		}
+		closers = append(closers, rc)
+		readers[i] = newLineReader(rc, sep)
+	}
+	out := newOutput(e.Stdout)
+	if serial {
+		for _, lr := range readers {
+			n := 0
+			for lr.next() && !e.Cancelled() {
+				if n > 0 {
+					out.WriteString(delims[(n-1)%len(delims)])
+				}
+				out.Write(lr.line)
+				n++
+			}
+			out.WriteByte(sep)
+		}
+	} else {
+		done := make([]bool, len(readers))
+		for !e.Cancelled() && !out.failed() {
+			var line []byte
+			any := false
+			for i, lr := range readers {
+				if i > 0 {
+					line = append(line, delims[(i-1)%len(delims)]...)
+				}
+				if !done[i] && lr.next() {
+					line = append(line, lr.line...)
+					any = true
+				} else {
+					done[i] = true
+				}
+			}
+			if !any {
+				break
+			}
+			out.Write(line)
+			out.WriteByte(sep)
+		}
+	}
+	if out.flush() != nil {
+		return 1
+	}
+	return 0
+}

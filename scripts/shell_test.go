@@ -1,0 +1,118 @@
+package scripts
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/sandbox"
+)
+
+// shellGrant is what -A grants the shell.
+var shellGrant = ShellDeclares()
+
+// runShell runs the sandboxed shell with -c command over a new workspace
+// holding files, with the grant and limits given, and returns the result,
+// stdout, stderr and the workspace.
+func runShell(t *testing.T, command string, files map[string]string, granted capabilities.Set) (*sandbox.Result, string, string, string, error) {
+	t.Helper()
+	ws := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(ws, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	var stdout, stderr bytes.Buffer
+	res, err := sourceRunner(t).RunShell(context.Background(), &ShellRun{ScriptRun: ScriptRun{
+		Services:     host.Services{Workspace: ws},
+		Args:         []string{"-c", command},
+		Stdout:       &stdout,
+		Stderr:       &stderr,
+		Granted:      granted,
+		Interpreters: interpreters(t, interp.Shell),
+	}})
+	return res, stdout.String(), stderr.String(), ws, err
+}
+
+func TestShellRuns(t *testing.T) {
+	res, out, errOut, ws, err := runShell(t, `echo "$PWD"; cat in.txt | tr a-z A-Z > out.txt; echo done`, map[string]string{"in.txt": "abc\n"}, shellGrant)
+	require.NoError(t, err, errOut)
+	require.Equal(t, uint32(0), res.ExitCode, errOut)
+	require.Equal(t, "/workspace\ndone\n", out)
+	b, err := os.ReadFile(filepath.Join(ws, "out.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "ABC\n", string(b))
+}
+
+// TestShellReadOnlyGrant: with read but not write granted, the workspace
+// is there and unchangeable.
+func TestShellReadOnlyGrant(t *testing.T) {
+	grant := capabilities.Set{Read: shellGrant.Read}
+	res, out, errOut, ws, err := runShell(t, `cat in.txt; echo x > new.txt || echo refused`, map[string]string{"in.txt": "abc\n"}, grant)
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode, errOut)
+	require.Equal(t, "abc\nrefused\n", out)
+	require.NoFileExists(t, filepath.Join(ws, "new.txt"))
+}
+
+// The attacks of issue 13's "Bad input" on the shell: each ends within
+// the limits with a message and the right exit status, and the host is
+// unharmed.
+
+func TestShellAttackForkBomb(t *testing.T) {
+	start := time.Now()
+	res, _, errOut, _, err := runShell(t, `:(){ :|:& };:; wait; sleep 5`, nil, shellGrant)
+	require.NoError(t, err)
+	require.Equal(t, uint32(125), res.ExitCode, errOut)
+	require.Contains(t, errOut, "a fork bomb?")
+	require.Less(t, time.Since(start), 20*time.Second)
+}
+
+func TestShellAttackInfiniteLoop(t *testing.T) {
+	grant := shellGrant
+	grant.Timeout = capabilities.Duration(2 * time.Second)
+	start := time.Now()
+	_, _, _, _, err := runShell(t, `while true; do :; done`, nil, grant)
+	require.ErrorIs(t, err, sandbox.ErrTimeout)
+	require.Less(t, time.Since(start), 10*time.Second)
+}
+
+func TestShellAttackSubstitutionFlood(t *testing.T) {
+	res, out, errOut, _, err := runShell(t, `x=$(yes); echo "len ${#x}"`, nil, shellGrant)
+	require.NoError(t, err)
+	require.Contains(t, errOut, "command substitution output over 16 MiB")
+	require.Equal(t, uint32(0), res.ExitCode, errOut)
+	require.True(t, strings.HasPrefix(out, "len "), out)
+}
+
+func TestShellAttackDeepRecursion(t *testing.T) {
+	start := time.Now()
+	res, _, errOut, _, err := runShell(t, `f() { f; }; f`, nil, shellGrant)
+	require.NoError(t, err)
+	require.Equal(t, uint32(125), res.ExitCode, errOut)
+	require.Contains(t, errOut, "f: maximum function nesting level exceeded")
+	require.Less(t, time.Since(start), 20*time.Second)
+}
+
+// TestShellAttackEscape: nothing outside the mounts is reachable, by
+// path, by .., or by a symlink planted in the workspace.
+func TestShellAttackEscape(t *testing.T) {
+	ws := map[string]string{"in.txt": "x\n"}
+	res, out, errOut, dir, err := runShell(t, `cat /etc/hostname 2>/dev/null || echo no-etc; cat ../../../../etc/passwd 2>/dev/null || echo no-dotdot; ln -s /etc link 2>/dev/null; cat link/passwd 2>/dev/null || echo no-link; ls /`, ws, shellGrant)
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode, errOut)
+	require.Contains(t, out, "no-etc\nno-dotdot\n")
+	require.Contains(t, out, "no-link\n")
+	require.NotContains(t, out, "root:")
+	require.True(t, strings.HasSuffix(out, "no-link\ntmp\nworkspace\n"), "ls / lists only the mounts: %q", out)
+	require.NoFileExists(t, filepath.Join(dir, "passwd"))
+}
