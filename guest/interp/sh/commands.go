@@ -1,9 +1,13 @@
 package main
 
 import (
-			"sync"
+	"maps"
+	"sync"
 
+	"github.com/skillrun/skillrun/guest/interp/sh/internal/awk"
+	"github.com/skillrun/skillrun/guest/interp/sh/internal/filecmd"
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
+	"github.com/skillrun/skillrun/guest/interp/sh/internal/textcmd"
 )
 
 var (
@@ -18,6 +22,9 @@ var (
 func builtinCommands() map[string]proc.Command {
 	commandsOnce.Do(func() {
 		t := map[string]proc.Command{}
+		maps.Copy(t, textcmd.Commands)
+		maps.Copy(t, filecmd.Commands)
+		t["awk"] = awk.Main
 		t["jq"] = jq
 		t["which"] = which
 		commandTable = t

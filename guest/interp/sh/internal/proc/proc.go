@@ -103,6 +103,8 @@ func ErrorText(err error) string {
 		err = se.Err
 	}
 	switch {
+	case errors.Is(err, syscall.ENOTEMPTY): // before ErrExist, which it also matches
+		return "Directory not empty"
 	case errors.Is(err, fs.ErrNotExist):
 		return "No such file or directory"
 	case errors.Is(err, fs.ErrPermission):
@@ -113,8 +115,6 @@ func ErrorText(err error) string {
 		return "Is a directory"
 	case errors.Is(err, syscall.ENOTDIR):
 		return "Not a directory"
-	case errors.Is(err, syscall.ENOTEMPTY):
-		return "Directory not empty"
 	case errors.Is(err, syscall.EROFS):
 		return "Read-only file system"
 	case errors.Is(err, syscall.ENOSPC):
