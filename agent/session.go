@@ -138,6 +138,11 @@ type Session struct {
 	Skills    []*skills.Skill
 	Runner    *scripts.Runner
 	Workspace string
+	// Shell is the grant of the shell tool (the sandboxed shell over the
+	// workspace, skills activated so far read-only at /skills/<name>):
+	// give it the workspace grant the workspace tools have. Zero, or a
+	// nil Runner, means no shell tool.
+	Shell capabilities.Set
 	// Grant says what the operator grants each skill's scripts (nil:
 	// nothing). A call of a script that declares more asks Asker, or is
 	// denied when Asker is nil.
@@ -266,8 +271,9 @@ type run struct {
 	scripts *scripts.SkillIndex // skill_run of the scripts (nil without a Runner)
 	skipped []Skip              // tools left out at the start
 
-	mu      sync.Mutex
-	loaded  map[string]bool // tools offered to the model
+	mu        sync.Mutex
+	activated []*skills.Skill // skills activated so far, for the shell tool
+	loaded    map[string]bool // tools offered to the model
 	always  map[string]capabilities.Set
 	askMu   sync.Mutex // one permission question at a time
 	totals  Totals

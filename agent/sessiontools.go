@@ -25,6 +25,10 @@ func (r *run) registry() (*host.Registry, error) {
 		tools = append(tools, r.skillTools()...)
 	}
 	tools = append(tools, r.toolSearchTool())
+	if r.s.Runner != nil && r.hasShell() {
+		svc := r.s.services()
+		tools = append(tools, scripts.ShellTool(r.s.Runner, r.s.Shell, &scripts.ShellToolOptions{Services: svc, Skills: r.activatedSkills}))
+	}
 	if r.s.Runner != nil {
 		r.scripts = scripts.NewSkillIndex(r.s.Runner, r.s.Skills, r.grantFor)
 		r.scripts.Services = r.s.services()
@@ -95,23 +99,55 @@ func (r *run) skill(name string) (*skills.Skill, *host.ToolResult) {
 func (r *run) skillTools() []host.Tool {
 	tools := host.DisclosureTools(r.s.Skills, &host.DisclosureOptions{
 		Activated: func(_ context.Context, sk *skills.Skill) string {
-			var scripts []string
+			base := ""
+			if r.hasShell() {
+				r.activate(sk)
+				base = "Base directory for this skill: " + scripts.SkillBaseDir(sk.Name) + " (in the shell tool)"
+			}
+			var scriptTools []string
 			for _, d := range r.scopeList() {
 				if d.Source == host.SourceSkill && d.Plugin == sk.Name {
-					scripts = append(scripts, d.Name)
+					scriptTools = append(scriptTools, d.Name)
 				}
 			}
-			r.load(scripts, toolSkillActivate)
-			if len(scripts) == 0 {
-				return ""
+			r.load(scriptTools, toolSkillActivate)
+			if len(scriptTools) == 0 {
+				return base
 			}
-			return "Its scripts are now tools: " + strings.Join(scripts, ", ")
+			if base != "" {
+				base += "\n"
+			}
+			return base + "Its scripts are now tools: " + strings.Join(scriptTools, ", ")
 		},
 	})
 	if r.s.Runner != nil {
 		tools = append(tools, r.skillRunTool())
 	}
 	return tools
+}
+
+// hasShell reports whether the session offers the shell tool.
+func (r *run) hasShell() bool {
+	return r.s.Runner != nil && len(capabilities.Effective(scripts.ShellDeclares(), r.s.Shell).Read) > 0
+}
+
+// activate notes that sk was activated: the shell tool mounts it.
+func (r *run) activate(sk *skills.Skill) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, a := range r.activated {
+		if a == sk {
+			return
+		}
+	}
+	r.activated = append(r.activated, sk)
+}
+
+// activatedSkills are the skills activated so far.
+func (r *run) activatedSkills(context.Context) []*skills.Skill {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.activated)
 }
 
 // skillRunTool is skill_run: a script of a skill by name, for a model

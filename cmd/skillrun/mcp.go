@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
@@ -108,6 +109,24 @@ refuses requests whose Host or Origin is not that address.`,
 				}
 			}
 			registerScripts(found.Skills)
+			// The shell tool, behind the policy: what its [default] grants
+			// of the workspace (the shell declares read and write of it),
+			// with every served skill read-only at /skills/<name>.
+			var servedMu sync.Mutex
+			served := found.Skills
+			shellGrant, _ := (&capabilities.Resolver{Policy: pol}).Resolve(capabilities.SkillRef{}, scripts.ShellDeclares())
+			if len(capabilities.Effective(scripts.ShellDeclares(), shellGrant.Granted).Read) > 0 {
+				svc := host.Services{Workspace: workspace}
+				if bridge != nil {
+					svc.MCP = bridge
+				}
+				_ = reg.Add(scripts.ShellTool(rt, shellGrant.Granted, &scripts.ShellToolOptions{Services: svc,
+					Skills: func(context.Context) []*skills.Skill {
+						servedMu.Lock()
+						defer servedMu.Unlock()
+						return served
+					}}))
+			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			srv := mcp.NewServer(found.Skills, &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
 
@@ -118,6 +137,9 @@ refuses requests whose Host or Origin is not that address.`,
 				d := skills.Discover(found.roots, nil)
 				reportReload(cmd.ErrOrStderr(), d)
 				registerScripts(d.Skills)
+				servedMu.Lock()
+				served = d.Skills
+				servedMu.Unlock()
 				srv.SetSkills(d.Skills)
 			})
 			if httpAddr == "" {

@@ -369,3 +369,75 @@ func TestMCPFileScripts(t *testing.T) {
 		t.Errorf("call without a grant: %q (error %v); want the script failing, the workspace not mounted", textOf(res), res.IsError)
 	}
 }
+
+// TestMCPShellTool: `skillrun mcp` serves the sandboxed shell as "shell"
+// when the policy's [default] grants the workspace (the shell declares
+// reading and writing it), with the served skills read-only at
+// /skills/<name>; without such a grant there is no shell tool.
+func TestMCPShellTool(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	ws := t.TempDir()
+	policyDir := t.TempDir()
+	for name, data := range map[string]string{
+		root + "/pub/SKILL.md":         "---\nname: pub\ndescription: Counts lines.\n---\nRun `bash scripts/count.sh FILE`.\n",
+		root + "/pub/scripts/count.sh": "echo \"$(wc -l < \"$1\") lines in $1\"\n",
+		ws + "/in.txt":                 "a\nb\n",
+		policyDir + "/shell.toml":      "[default]\nread = [\"workspace\"]\nwrite = [\"workspace\"]\n",
+		policyDir + "/readonly.toml":   "[default]\nread = [\"workspace\"]\n",
+		policyDir + "/nothing.toml":    "[default]\nenv = [\"LANG\"]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := func(policy, command string) (*mcpsdk.CallToolResult, []string) {
+		t.Helper()
+		serverIn, clientOut := io.Pipe()
+		clientIn, serverOut := io.Pipe()
+		done := make(chan int, 1)
+		go func() {
+			done <- run([]string{"mcp", root, "--workspace", ws, "--policy", policy}, serverIn, serverOut, io.Discard)
+			serverOut.Close()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cs := connectStdio(ctx, t, clientIn, clientOut)
+		defer func() { cs.Close(); clientOut.Close(); <-done }()
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range tools.Tools {
+			names = append(names, tl.Name)
+		}
+		if !slices.Contains(names, "shell") {
+			return nil, names
+		}
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "shell", Arguments: map[string]any{"command": command}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, names
+	}
+	res, _ := call(policyDir+"/shell.toml", "bash /skills/pub/scripts/count.sh in.txt; echo x > made.txt")
+	if res == nil || res.IsError || strings.TrimSpace(textOf(res)) != "2 lines in in.txt" {
+		t.Fatalf("shell call: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
+		t.Errorf("the shell could not write the granted workspace: %v", err)
+	}
+	res, _ = call(policyDir+"/readonly.toml", "cat in.txt; echo y > other.txt")
+	if res == nil || !res.IsError || !strings.Contains(textOf(res), "a\nb") {
+		t.Errorf("read-only shell call: %+v; want the file read and the write refused", res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "other.txt")); err == nil {
+		t.Errorf("a read-only grant let the shell write the workspace")
+	}
+	if res, names := call(policyDir+"/nothing.toml", "true"); res != nil || slices.Contains(names, "shell") {
+		t.Errorf("tools %v: a policy granting no workspace serves no shell", names)
+	}
+}

@@ -200,6 +200,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	sess := &agent.Session{
 		Provider: prov, Agent: def, Model: f.model,
 		Skills: catalog, Runner: rt, Workspace: f.run.workspace,
+		Shell:   r.Workspace(), // the shell tool has the workspace tools' grant
 		Grant:   func(skill string) capabilities.Set { return grants[skill] },
 		Auditor: auditor, Tools: tools, MCP: mcpCaller, Limits: f.limits,
 		Transcript: transcript,

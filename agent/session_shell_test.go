@@ -1,0 +1,95 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/agent"
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/scripts"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// shellRunner builds the shell from this tree on first use.
+var shellRunner = sync.OnceValues(func() (*scripts.Runner, error) {
+	return scripts.New(context.Background(), &scripts.Options{Interpreters: scripts.BuildingInterpreters("", nil)})
+})
+
+const shellPlan = `
+task = "How many lines does notes.txt have?"
+
+[[turn]]
+[[turn.call]]
+tool = "skill_activate"
+input = { name = "pub" }
+
+[[turn]]
+expect = ["Base directory for this skill: /skills/pub"]
+[[turn.call]]
+tool = "shell"
+input = { command = "bash /skills/pub/scripts/count.sh notes.txt && echo made > out.txt" }
+
+[[turn]]
+expect = ["notes.txt: 3 lines"]
+[[turn.call]]
+tool = "shell"
+input = { command = "cat /etc/passwd" }
+
+[[turn]]
+expect = ["exit status 1", "No such file or directory"]
+text = "notes.txt has 3 lines."
+`
+
+// TestSessionShellTool: a model follows a published SKILL.md as written,
+// through the shell tool: the activated skill is read-only at
+// /skills/<name>, its script runs in the sandbox over the workspace as
+// granted, and the host stays out of reach.
+func TestSessionShellTool(t *testing.T) {
+	root := t.TempDir()
+	pub := filepath.Join(root, "pub")
+	require.NoError(t, os.MkdirAll(filepath.Join(pub, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(pub, "SKILL.md"), []byte("---\nname: pub\ndescription: Counts the lines of a file.\n---\nRun `bash scripts/count.sh FILE` from this skill's folder.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(pub, "scripts", "count.sh"), []byte("#!/bin/bash\nset -eu\necho \"$1: $(wc -l < \"$1\") lines\"\n"), 0o755))
+	ws := filepath.Join(root, "ws")
+	require.NoError(t, os.MkdirAll(ws, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("a\nb\nc\n"), 0o644))
+	s, err := skills.Load(pub, nil)
+	require.NoError(t, err)
+	r, err := shellRunner()
+	require.NoError(t, err)
+
+	var requests []*agent.Request
+	var buf bytes.Buffer
+	sess := &agent.Session{
+		Provider: recording(agent.NewScripted(plan(t, shellPlan)), &requests),
+		Skills:   []*skills.Skill{s}, Runner: r, Workspace: ws,
+		Shell:      scripts.ShellDeclares(), // --allow-read --allow-write
+		Transcript: agent.NewTranscript(&buf),
+	}
+	res, err := sess.Run(context.Background(), "How many lines does notes.txt have?")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v\n%s", res.Err, buf.String())
+	assert.Equal(t, "notes.txt has 3 lines.", res.Text)
+	assert.Contains(t, toolNames(requests[0].Tools), "shell")
+	b, err := os.ReadFile(filepath.Join(ws, "out.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "made\n", string(b))
+
+	// Without a workspace grant there is no shell tool.
+	requests = nil
+	sess = &agent.Session{
+		Provider: recording(agent.NewScripted(plan(t, csvPlan)), &requests),
+		Skills:   []*skills.Skill{s}, Runner: r, Workspace: ws,
+		Shell: capabilities.Set{},
+	}
+	_, _ = sess.Run(context.Background(), "Summarise sales.csv")
+	require.NotEmpty(t, requests)
+	assert.NotContains(t, toolNames(requests[0].Tools), "shell")
+}
