@@ -274,10 +274,10 @@ type run struct {
 	mu        sync.Mutex
 	activated []*skills.Skill // skills activated so far, for the shell tool
 	loaded    map[string]bool // tools offered to the model
-	always  map[string]capabilities.Set
-	askMu   sync.Mutex // one permission question at a time
-	totals  Totals
-	history []Message
+	always    map[string]capabilities.Set
+	askMu     sync.Mutex // one permission question at a time
+	totals    Totals
+	history   []Message
 }
 
 func (s *Session) newRun() (*run, error) {
