@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"maps"
 	"sync"
 
@@ -62,7 +63,7 @@ func which(e *proc.Env, args []string) int {
 			continue
 		}
 		if isCommand(a) {
-			e.Stdout.Write([]byte("/usr/bin/" + a + "\n"))
+			_, _ = io.WriteString(e.Stdout, "/usr/bin/"+a+"\n")
 		} else {
 			code = 1
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,7 +70,7 @@ func shebang(p string) ([]string, error) {
 	}
 	defer f.Close()
 	line, err := bufio.NewReader(io.LimitReader(f, 512)).ReadString('\n')
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	if !strings.HasPrefix(line, "#!") {

@@ -43,7 +43,7 @@ func (sh *shell) interpreterCommand(e *proc.Env, args []string) int {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		defer os.Remove(f.Name())
+		defer func() { _ = os.Remove(f.Name()) }()
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "%s: cannot pass standard input: %s\n", args[0], errorText(err))
 			return exitNoExec
@@ -70,7 +70,7 @@ func (sh *shell) interpreterCommand(e *proc.Env, args []string) int {
 		if file == "" {
 			return
 		}
-		defer os.Remove(file)
+		defer func() { _ = os.Remove(file) }()
 		f, err := os.Open(file)
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "%s: reading its output: %s\n", args[0], errorText(err))

@@ -185,7 +185,7 @@ func jqInputs(e *proc.Env, o *jqOptions) ([]any, error) {
 		for _, f := range o.files {
 			b, err := os.ReadFile(e.Path(f))
 			if err != nil {
-				return nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err))
+				return nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err)) //nolint:staticcheck // jq's own message, capitalised as jq prints it
 			}
 			rs = append(rs, bytes.NewReader(b))
 		}
@@ -261,7 +261,7 @@ func runJQ(e *proc.Env, o *jqOptions, q *gojq.Query, inputs *sliceIter) (int, er
 		return 3, nil
 	}
 	w := bufio.NewWriter(e.Stdout)
-	defer w.Flush()
+	defer func() { _ = w.Flush() }()
 	var last any = nil
 	seen := false
 	for {
@@ -280,10 +280,10 @@ func runJQ(e *proc.Env, o *jqOptions, q *gojq.Query, inputs *sliceIter) (int, er
 					if s, ok := he.Value().(string); ok {
 						fmt.Fprint(e.Stderr, s)
 					}
-					w.Flush()
+					_ = w.Flush()
 					return he.ExitCode(), nil
 				}
-				w.Flush()
+				_ = w.Flush()
 				return 0, err
 			}
 			if err := writeJQ(w, o, out); err != nil {
@@ -306,9 +306,9 @@ func runJQ(e *proc.Env, o *jqOptions, q *gojq.Query, inputs *sliceIter) (int, er
 // writeJQ prints one result as jq does.
 func writeJQ(w *bufio.Writer, o *jqOptions, v any) error {
 	if s, ok := v.(string); ok && o.raw {
-		w.WriteString(s)
+		_, _ = w.WriteString(s)
 		if !o.join {
-			w.WriteByte('\n')
+			_ = w.WriteByte('\n')
 		}
 		return nil
 	}
@@ -329,9 +329,9 @@ func writeJQ(w *bufio.Writer, o *jqOptions, v any) error {
 	if o.asciiOutput {
 		b = asciiJSON(b)
 	}
-	w.Write(b)
+	_, _ = w.Write(b)
 	if !o.join {
-		w.WriteByte('\n')
+		_ = w.WriteByte('\n')
 	}
 	return nil
 }

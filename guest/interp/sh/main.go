@@ -175,7 +175,7 @@ func readScript(dir, file string) (string, error) {
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return "", errors.New("Is a directory")
+		return "", errors.New("Is a directory") //nolint:staticcheck // bash's message, as bash prints it
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxScript+1))
 	if err != nil {
@@ -228,7 +228,7 @@ func (sh *shell) exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	if st, ok := interp.IsExitStatus(err); ok {
+	if st, ok := errors.AsType[interp.ExitStatus](err); ok {
 		return int(st)
 	}
 	if le, ok := errors.AsType[*limitError](err); ok {

@@ -66,7 +66,7 @@ func (sh *shell) exec(ctx context.Context, args []string) error {
 		p, found := lookPath(hc.Dir, hc.Env.Get("PATH").String(), name)
 		if !found {
 			fmt.Fprintf(hc.Stderr, "%s: line %d: %s: command not found: skillrun's sandboxed shell has no `%s`\n", sh.name, hc.Pos.Line(), name, name)
-			return interp.NewExitStatus(exitNotFound)
+			return interp.ExitStatus(exitNotFound)
 		}
 		args = append([]string{p}, args[1:]...)
 	}
@@ -74,7 +74,7 @@ func (sh *shell) exec(ctx context.Context, args []string) error {
 	if code == 0 {
 		return nil
 	}
-	return interp.NewExitStatus(uint8(code))
+	return interp.ExitStatus(uint8(code))
 }
 
 // command runs args with the given process state and returns its exit
