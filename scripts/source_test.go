@@ -203,8 +203,8 @@ func TestSourceSandboxRefusals(t *testing.T) {
 			[]string{`require("child_process") is not available`, "no subprocesses"}},
 		{"https", interp.JS, "scripts/x.js", "require('https').get('https://example.com')\n",
 			[]string{`require("https") is not available`, "fetch()"}},
-		{"esm", interp.JS, "scripts/x.js", "import fs from 'fs'\n",
-			[]string{"CommonJS"}},
+		{"typescript syntax error", interp.JS, "scripts/x.ts", "const x: = 1\n",
+			[]string{"SyntaxError", "/skill/scripts/x.ts:1:"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -380,4 +380,28 @@ func TestSourceNotRunnable(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(filepath.Dir(s.Location), "scripts", "x.py")))
 	_, err = r.RunScript(ctx, s, "main", nil)
 	assert.ErrorIs(t, err, ErrNotRunnable)
+}
+
+// TestTypeScriptAndESM: a TypeScript script (types stripped in the
+// guest) importing a TypeScript module and Node's fs as ES modules, and
+// a plain .mjs module, run unchanged.
+func TestTypeScriptAndESM(t *testing.T) {
+	files := map[string]string{
+		"scripts/main.ts": "import { readFileSync } from 'fs';\nimport { count, Counted } from './count';\nimport greet from './greet.mjs';\n" +
+			"interface Args { file: string }\nconst a: Args = { file: process.argv[2] };\n" +
+			"const c: Counted = count(readFileSync(a.file, 'utf8'));\nconsole.log(greet(a.file) + ': ' + c.lines + ' lines');\n",
+		"scripts/count.ts":  "export interface Counted { lines: number }\nexport function count(s: string): Counted {\n  return { lines: s.split('\\n').filter((l: string) => l !== '').length };\n}\n",
+		"scripts/greet.mjs": "export default function greet(name) { return `read ${name}`; }\n",
+	}
+	s := sourceSkill(t, `read = ["workspace"]`, "scripts/main.ts", files)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "in.txt"), []byte("a\nb\nc\n"), 0o644))
+	r := runSource(t, s, "main", interp.JS, &ScriptRun{
+		Services: host.Services{Workspace: ws},
+		Args:     []string{"/workspace/in.txt"},
+		Granted:  capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}},
+	})
+	require.NoError(t, r.err)
+	require.Equal(t, uint32(0), r.res.ExitCode, "stderr: %s", r.stderr)
+	assert.Equal(t, "read /workspace/in.txt: 3 lines\n", r.stdout)
 }

@@ -96,12 +96,13 @@ type Interpreter struct {
 }
 
 // Language returns the language of a source script by its file name:
-// Python for .py, JS for .js, .cjs and .mjs, Shell for .sh and .bash.
+// Python for .py, JS for .js, .cjs, .mjs and TypeScript (.ts, .mts, .cts:
+// the JS guest strips the types), Shell for .sh and .bash.
 func Language(file string) (string, bool) {
 	switch strings.ToLower(path.Ext(file)) {
 	case ".py":
 		return Python, true
-	case ".js", ".cjs", ".mjs":
+	case ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts":
 		return JS, true
 	case ".sh", ".bash":
 		return Shell, true

@@ -6,7 +6,10 @@
 //	js /skill/scripts/report.js [ARGS...]
 //
 // The script runs as a CommonJS module (module, exports, require,
-// __filename, __dirname) with a small Node-like surface:
+// __filename, __dirname); TypeScript files (.ts, .mts, .cts) have their
+// types stripped and ES modules (import/export) are rewritten to
+// CommonJS first, by esbuild inside the guest (transform.go). The
+// surface is a small Node-like one:
 //
 //   - console.log/info/debug write to stdout, console.warn/error to stderr;
 //   - process.argv, process.env (only the granted variables), process.exit,
@@ -295,11 +298,12 @@ func (in *interp) require(name, dir string) goja.Value {
 		set(module, "exports", v)
 		return v
 	}
+	code, err = toCommonJS(file, code)
+	if err != nil {
+		in.throw("SyntaxError: %v", err)
+	}
 	fnv, err := in.vm.RunScript(file, "(function (exports, require, module, __filename, __dirname) {"+code+"\n})")
 	if err != nil {
-		if strings.Contains(err.Error(), "Unexpected reserved word") || strings.Contains(err.Error(), "import") {
-			in.throw("%v (skillrun's JavaScript interpreter runs CommonJS: use require() instead of import/export)", err)
-		}
 		panic(err)
 	}
 	fn, _ := goja.AssertFunction(fnv)
@@ -346,7 +350,7 @@ func resolveFile(p string) (string, bool) {
 		fi, err := os.Stat(f)
 		return err == nil && fi.Mode().IsRegular()
 	}
-	for _, f := range []string{p, p + ".js", p + ".cjs", p + ".json"} {
+	for _, f := range []string{p, p + ".js", p + ".cjs", p + ".mjs", p + ".ts", p + ".json"} {
 		if isFile(f) {
 			return f, true
 		}
@@ -361,8 +365,10 @@ func resolveFile(p string) (string, bool) {
 			}
 		}
 	}
-	if f := path.Join(p, "index.js"); isFile(f) {
-		return f, true
+	for _, index := range []string{"index.js", "index.ts"} {
+		if f := path.Join(p, index); isFile(f) {
+			return f, true
+		}
 	}
 	return "", false
 }

@@ -28,6 +28,7 @@ func builtinCommands() map[string]proc.Command {
 		t["awk"] = awk.Main
 		t["jq"] = jq
 		t["which"] = which
+		t[statusCommand] = statusCmd
 		commandTable = t
 	})
 	return commandTable

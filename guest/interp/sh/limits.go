@@ -126,6 +126,9 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 // not files in any PATH directory.
 func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 	sh.limits.check(sh.stderr, args[0])
+	if replaced, ok := sh.ownBuiltin(ctx, args); ok {
+		return replaced, nil
+	}
 	if len(args) == 3 && args[0] == "command" && (args[1] == "-v" || args[1] == "-V") && isCommand(args[2]) {
 		if args[1] == "-V" {
 			return []string{"echo", args[2] + " is /usr/bin/" + args[2]}, nil

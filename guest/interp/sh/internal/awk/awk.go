@@ -7,6 +7,7 @@ package awk
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand"
@@ -158,7 +159,7 @@ func fieldSep(s string) string {
 // a caret under the column.
 func reportSyntax(e *proc.Env, src string, err error) {
 	e.Errorf("awk", "%v", err)
-	se, ok := err.(*syntaxError)
+	se, ok := errors.AsType[*syntaxError](err)
 	if !ok {
 		return
 	}

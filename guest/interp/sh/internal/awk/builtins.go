@@ -126,11 +126,15 @@ func (in *interp) builtin(c *CallExpr) value {
 		}
 		name := sarg(0)
 		if o := in.outputs[name]; o != nil {
-			o.w.Flush()
+			if o.w.Flush() != nil {
+				return num(-1)
+			}
 			return num(0)
 		}
 		if name == "/dev/stdout" {
-			in.stdout.Flush()
+			if in.stdout.Flush() != nil {
+				return num(-1)
+			}
 			return num(0)
 		}
 		return num(-1)

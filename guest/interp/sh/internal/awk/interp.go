@@ -831,8 +831,13 @@ func (in *interp) runRules() ctrl {
 			continue
 		}
 		if r.Action == nil {
-			in.stdout.WriteString(in.record)
-			in.stdout.WriteString(in.ors)
+			_, err := in.stdout.WriteString(in.record)
+			if err == nil {
+				_, err = in.stdout.WriteString(in.ors)
+			}
+			if err != nil {
+				in.fatal("write error: %s", proc.ErrorText(err))
+			}
 			continue
 		}
 		switch c := in.runAction(r.Action); c {

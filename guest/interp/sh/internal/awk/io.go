@@ -44,7 +44,7 @@ type input struct {
 type stderrWriter struct{ in *interp }
 
 func (w stderrWriter) Write(p []byte) (int, error) {
-	w.in.stdout.Flush()
+	_ = w.in.stdout.Flush()
 	return w.in.e.Stderr.Write(p)
 }
 
@@ -106,10 +106,10 @@ func (in *interp) runCmd(cmd string, stdin io.Reader, stdout io.Writer) int {
 func (in *interp) flushAll() {
 	for _, name := range in.outOrder {
 		if o := in.outputs[name]; o != nil && o.pipe == nil {
-			o.w.Flush()
+			_ = o.w.Flush()
 		}
 	}
-	in.stdout.Flush()
+	_ = in.stdout.Flush()
 }
 
 // closeStream implements close(): the result is the command's exit
@@ -158,7 +158,9 @@ func (in *interp) closeAll() {
 		in.closeStream(name)
 	}
 	in.closeMain()
-	in.stdout.Flush()
+	if in.stdout.Flush() != nil && in.exitStatus == 0 {
+		in.exitStatus = 1
+	}
 }
 
 // readRecord reads the next record from src according to RS: a newline
@@ -190,7 +192,7 @@ func readParagraph(r *bufio.Reader) (string, bool) {
 			return "", false
 		}
 		if b != '\n' {
-			r.UnreadByte()
+			_ = r.UnreadByte()
 			break
 		}
 	}
@@ -309,7 +311,7 @@ func (in *interp) openNext() bool {
 			}
 		}
 		if err != nil {
-			in.stdout.Flush()
+			_ = in.stdout.Flush()
 			in.e.Errorf("awk", "cannot open file `%s' for reading: %s", arg, proc.ErrorText(err))
 			in.exitStatus = 2
 			continue

@@ -50,18 +50,20 @@ func base64Cmd(e *proc.Env, args []string) int {
 		return 1
 	}
 	w := bufio.NewWriter(e.Stdout)
-	defer w.Flush()
 	if !decode {
 		enc := base64.StdEncoding.EncodeToString(data)
 		for wrap > 0 && len(enc) > wrap {
-			w.WriteString(enc[:wrap] + "\n")
+			_, _ = w.WriteString(enc[:wrap] + "\n")
 			enc = enc[wrap:]
 		}
 		// With -w 0 GNU ends without a newline.
 		if wrap == 0 {
-			w.WriteString(enc)
+			_, _ = w.WriteString(enc)
 		} else if enc != "" {
-			w.WriteString(enc + "\n")
+			_, _ = w.WriteString(enc + "\n")
+		}
+		if err := w.Flush(); err != nil {
+			return writeFailed(e, "base64", err)
 		}
 		return 0
 	}
@@ -80,15 +82,17 @@ func base64Cmd(e *proc.Env, args []string) int {
 	// an error, and GNU prints that much too.
 	n := len(clean) / 4 * 4
 	out, err := base64.StdEncoding.DecodeString(string(clean[:n]))
-	w.Write(out)
+	_, _ = w.Write(out)
 	if err == nil && n < len(clean) {
 		// A final quantum without its padding decodes, then fails.
 		tail, _ := base64.RawStdEncoding.DecodeString(string(clean[n:]))
-		w.Write(tail)
+		_, _ = w.Write(tail)
 		err = base64.CorruptInputError(n)
 	}
+	if ferr := w.Flush(); ferr != nil {
+		return writeFailed(e, "base64", ferr)
+	}
 	if err != nil {
-		w.Flush()
 		e.Errorf("base64", "invalid input")
 		return 1
 	}

@@ -43,7 +43,9 @@ func basenameCmd(e *proc.Env, args []string) int {
 		}
 		b.WriteString(base + end)
 	}
-	io.WriteString(e.Stdout, b.String())
+	if _, err := io.WriteString(e.Stdout, b.String()); err != nil {
+		return writeFailed(e, "basename", err)
+	}
 	return 0
 }
 
@@ -97,6 +99,8 @@ func dirnameCmd(e *proc.Env, args []string) int {
 	for _, name := range ops {
 		b.WriteString(posixDir(name) + end)
 	}
-	io.WriteString(e.Stdout, b.String())
+	if _, err := io.WriteString(e.Stdout, b.String()); err != nil {
+		return writeFailed(e, "dirname", err)
+	}
 	return 0
 }

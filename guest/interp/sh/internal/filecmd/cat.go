@@ -2,6 +2,7 @@ package filecmd
 
 import (
 	"bufio"
+	"errors"
 	"io"
 
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
@@ -62,7 +63,9 @@ func cat(e *proc.Env, args []string) int {
 			continue
 		}
 		if plain {
-			_, err = io.Copy(out, f)
+			// Hide out's ReadFrom: it would keep a read error as the
+			// writer's own, and the next Flush would report it again.
+			_, err = io.Copy(struct{ io.Writer }{out}, f)
 		} else {
 			err = s.copy(out, f)
 		}
@@ -73,7 +76,7 @@ func cat(e *proc.Env, args []string) int {
 		}
 		// Flush per file so output and errors interleave as GNU's do.
 		if err := out.Flush(); err != nil {
-			return 1
+			return writeFailed(e, "cat", err)
 		}
 	}
 	return status
@@ -87,9 +90,9 @@ func (s *catState) copy(w *bufio.Writer, r io.Reader) error {
 		if len(line) > 0 {
 			s.writeLine(w, line)
 		}
-		switch err {
-		case nil, bufio.ErrBufferFull:
-		case io.EOF:
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
 			return nil
 		default:
 			return err
@@ -111,8 +114,8 @@ func (s *catState) writeLine(w *bufio.Writer, line []byte) {
 		}
 		if s.number && !(s.nonblank && blank) {
 			s.line++
-			w.WriteString(pad6(s.line))
-			w.WriteByte('\t')
+			_, _ = w.WriteString(pad6(s.line))
+			_ = w.WriteByte('\t')
 		}
 	}
 	s.atStart = line[len(line)-1] == '\n'
@@ -120,19 +123,19 @@ func (s *catState) writeLine(w *bufio.Writer, line []byte) {
 		switch {
 		case c == '\n':
 			if s.ends {
-				w.WriteByte('$')
+				_ = w.WriteByte('$')
 			}
-			w.WriteByte('\n')
+			_ = w.WriteByte('\n')
 		case c == '\t':
 			if s.tabs {
-				w.WriteString("^I")
+				_, _ = w.WriteString("^I")
 			} else {
-				w.WriteByte(c)
+				_ = w.WriteByte(c)
 			}
 		case s.nonprint:
 			writeNonprint(w, c)
 		default:
-			w.WriteByte(c)
+			_ = w.WriteByte(c)
 		}
 	}
 }
@@ -141,17 +144,17 @@ func (s *catState) writeLine(w *bufio.Writer, line []byte) {
 // DEL and M- for bytes with the high bit set.
 func writeNonprint(w *bufio.Writer, c byte) {
 	if c >= 128 {
-		w.WriteString("M-")
+		_, _ = w.WriteString("M-")
 		c -= 128
 	}
 	switch {
 	case c < 32:
-		w.WriteByte('^')
-		w.WriteByte(c + 64)
+		_ = w.WriteByte('^')
+		_ = w.WriteByte(c + 64)
 	case c == 127:
-		w.WriteString("^?")
+		_, _ = w.WriteString("^?")
 	default:
-		w.WriteByte(c)
+		_ = w.WriteByte(c)
 	}
 }
 

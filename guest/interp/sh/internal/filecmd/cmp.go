@@ -64,7 +64,7 @@ func cmp(e *proc.Env, args []string) int {
 		a, b = a[:min(int64(len(a)), limit)], b[:min(int64(len(b)), limit)]
 	}
 	w := bufio.NewWriter(e.Stdout)
-	defer w.Flush()
+	defer func() { _ = w.Flush() }()
 	width := len(fmt.Sprint(max(len(a), len(b))))
 	status, line := 0, 1
 	n := min(len(a), len(b))
@@ -100,7 +100,7 @@ func cmp(e *proc.Env, args []string) int {
 		if len(b) < len(a) {
 			short = ops[1]
 		}
-		w.Flush()
+		_ = w.Flush()
 		switch {
 		case n == 0:
 			e.Errorf("cmp", "EOF on %s which is empty", short)

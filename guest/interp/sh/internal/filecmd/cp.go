@@ -153,10 +153,10 @@ func (c *copier) copyDir(src, dst string, sfi, dfi fs.FileInfo) bool {
 		}
 	}
 	if c.preserve {
-		os.Chmod(dp, sfi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
-		os.Chtimes(dp, sfi.ModTime(), sfi.ModTime())
+		_ = os.Chmod(dp, sfi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+		_ = os.Chtimes(dp, sfi.ModTime(), sfi.ModTime())
 	} else if created {
-		os.Chmod(dp, sfi.Mode().Perm()&^umask)
+		_ = os.Chmod(dp, sfi.Mode().Perm()&^umask)
 	}
 	return ok
 }
@@ -174,7 +174,7 @@ func (c *copier) copyLink(src, dst string, sfi fs.FileInfo) bool {
 		if lfi.IsDir() {
 			return c.fail("cannot overwrite directory %s with non-directory", qa(dst))
 		}
-		os.Remove(dp)
+		_ = os.Remove(dp)
 	}
 	if err := os.Symlink(target, dp); err != nil {
 		return c.fail("cannot create symbolic link %s: %s", qa(dst), errText(err))
@@ -194,11 +194,11 @@ func (c *copier) copyFile(sp, dp, src, dst string, sfi fs.FileInfo, exists bool)
 	}
 	defer in.Close()
 	if exists && c.removeFirst {
-		os.Remove(dp)
+		_ = os.Remove(dp)
 	}
 	out, err := os.OpenFile(dp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, sfi.Mode().Perm())
 	if err != nil && exists && c.force {
-		os.Remove(dp)
+		_ = os.Remove(dp)
 		out, err = os.OpenFile(dp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, sfi.Mode().Perm())
 	}
 	if err != nil {
@@ -214,8 +214,8 @@ func (c *copier) copyFile(sp, dp, src, dst string, sfi fs.FileInfo, exists bool)
 		return err
 	}
 	if c.preserve {
-		os.Chmod(dp, sfi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
-		os.Chtimes(dp, sfi.ModTime(), sfi.ModTime())
+		_ = os.Chmod(dp, sfi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+		_ = os.Chtimes(dp, sfi.ModTime(), sfi.ModTime())
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ func diffCmd(e *proc.Env, args []string) int {
 		return diffUsage(e, "diff", "extra operand '%s'", ops[2])
 	}
 	d.w = bufio.NewWriter(e.Stdout)
-	defer d.w.Flush()
+	defer func() { _ = d.w.Flush() }()
 	a, b := ops[0], ops[1]
 	fa, erra := d.stat(a)
 	fb, errb := d.stat(b)
@@ -155,14 +155,14 @@ func (d *differ) read(name string) ([]byte, time.Time, error) {
 func (d *differ) diffFiles(a, b string) {
 	da, ta, err := d.read(a)
 	if err != nil && !(d.newFile && isNotExist(err)) {
-		d.w.Flush()
+		_ = d.w.Flush()
 		d.e.Errorf("diff", "%s: %s", a, errText(err))
 		d.setStatus(2)
 		return
 	}
 	db, tb, err := d.read(b)
 	if err != nil && !(d.newFile && isNotExist(err)) {
-		d.w.Flush()
+		_ = d.w.Flush()
 		d.e.Errorf("diff", "%s: %s", b, errText(err))
 		d.setStatus(2)
 		return
@@ -321,10 +321,10 @@ func buildHunks(ca, cb []bool) []hunk {
 }
 
 func (d *differ) writeLine(prefix, line string) {
-	d.w.WriteString(prefix)
-	d.w.WriteString(line)
+	_, _ = d.w.WriteString(prefix)
+	_, _ = d.w.WriteString(line)
 	if !strings.HasSuffix(line, "\n") {
-		d.w.WriteString("\n\\ No newline at end of file\n")
+		_, _ = d.w.WriteString("\n\\ No newline at end of file\n")
 	}
 }
 
@@ -350,7 +350,7 @@ func (d *differ) normal(la, lb []string, hunks []hunk) {
 			d.writeLine("< ", l)
 		}
 		if h.a0 != h.a1 && h.b0 != h.b1 {
-			d.w.WriteString("---\n")
+			_, _ = d.w.WriteString("---\n")
 		}
 		for _, l := range lb[h.b0:h.b1] {
 			d.writeLine("> ", l)
@@ -421,7 +421,7 @@ func (d *differ) contextDiff(la, lb []string, hunks []hunk) {
 		b0 := max(0, first.b0-d.context)
 		a1 := min(len(la), last.a1+d.context)
 		b1 := min(len(lb), last.b1+d.context)
-		d.w.WriteString("***************\n")
+		_, _ = d.w.WriteString("***************\n")
 		fmt.Fprintf(d.w, "*** %s ****\n", contextRange(a0, a1))
 		side := func(lines []string, lo, hi int, start, end func(hunk) int, other func(hunk) bool, mark string) {
 			hasChange := false

@@ -81,7 +81,7 @@ func du(e *proc.Env, args []string) int {
 		ops = []string{"."}
 	}
 	d.w = bufio.NewWriter(e.Stdout)
-	defer d.w.Flush()
+	defer func() { _ = d.w.Flush() }()
 	var sum int64
 	for _, name := range ops {
 		sum += d.walk(name, e.Path(name), 0)
@@ -124,7 +124,7 @@ func (d *duer) walk(name, p string, depth int) int64 {
 	}
 	fi, err := os.Lstat(p)
 	if err != nil {
-		d.w.Flush()
+		_ = d.w.Flush()
 		d.e.Errorf("du", "cannot access %s: %s", qa(name), errText(err))
 		d.status = 1
 		return 0
@@ -142,7 +142,7 @@ func (d *duer) walk(name, p string, depth int) int64 {
 	if fi.IsDir() {
 		entries, err := os.ReadDir(p)
 		if err != nil {
-			d.w.Flush()
+			_ = d.w.Flush()
 			d.e.Errorf("du", "cannot read directory %s: %s", qa(name), errText(err))
 			d.status = 1
 		}

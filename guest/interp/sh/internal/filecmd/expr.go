@@ -325,6 +325,12 @@ func (p *exprParser) colon(l, r exprValue) exprValue {
 	return intValue(int64(utf8.RuneCountInString(s[:m[1]])))
 }
 
+// reError is a pattern's syntax error. Its text is GNU regerror's
+// message, capitalised as GNU prints it.
+type reError string
+
+func (e reError) Error() string { return string(e) }
+
 // compileBRE translates a POSIX basic regular expression (with GNU's
 // \| \+ \? extensions) into an equivalent Go regexp anchored at the
 // start, using leftmost-longest matching as POSIX requires.
@@ -339,7 +345,7 @@ func compileBRE(pat string) (*regexp.Regexp, int, error) {
 		switch c {
 		case '\\':
 			if i+1 >= len(pat) {
-				return nil, 0, fmt.Errorf("Trailing backslash")
+				return nil, 0, reError("Trailing backslash")
 			}
 			i++
 			switch d := pat[i]; d {
@@ -350,7 +356,7 @@ func compileBRE(pat string) (*regexp.Regexp, int, error) {
 				atStart = true
 			case ')':
 				if open == 0 {
-					return nil, 0, fmt.Errorf("Unmatched ) or \\)")
+					return nil, 0, reError("Unmatched ) or \\)")
 				}
 				open--
 				b.WriteByte(')')
@@ -360,7 +366,7 @@ func compileBRE(pat string) (*regexp.Regexp, int, error) {
 			case '{':
 				j := strings.Index(pat[i:], "\\}")
 				if j < 0 {
-					return nil, 0, fmt.Errorf("Unmatched \\{")
+					return nil, 0, reError("Unmatched \\{")
 				}
 				b.WriteString("{" + pat[i+1:i+j] + "}")
 				i += j + 1
@@ -419,7 +425,7 @@ func compileBRE(pat string) (*regexp.Regexp, int, error) {
 				j++
 			}
 			if j >= len(pat) {
-				return nil, 0, fmt.Errorf("Unmatched [, [^, [:, [., or [=")
+				return nil, 0, reError("Unmatched [, [^, [:, [., or [=")
 			}
 			// Inside brackets a backslash is literal and ']' first is a
 			// member; Go needs both escaped.
@@ -446,11 +452,11 @@ func compileBRE(pat string) (*regexp.Regexp, int, error) {
 		}
 	}
 	if open > 0 {
-		return nil, 0, fmt.Errorf("Unmatched ( or \\(")
+		return nil, 0, reError("Unmatched ( or \\(")
 	}
 	re, err := regexp.Compile(`^(?s:` + b.String() + `)`)
 	if err != nil {
-		return nil, 0, fmt.Errorf("Invalid regular expression")
+		return nil, 0, reError("Invalid regular expression")
 	}
 	re.Longest()
 	return re, groups, nil

@@ -111,7 +111,7 @@ paths:
 		fd.walkStart(s)
 	}
 	fd.flushBatches()
-	fd.w.Flush()
+	_ = fd.w.Flush()
 	return fd.status
 }
 
@@ -120,7 +120,7 @@ func isFindExprStart(a string) bool {
 }
 
 func (fd *finder) errorf(format string, a ...any) {
-	fd.w.Flush()
+	_ = fd.w.Flush()
 	fd.e.Errorf("find", format, a...)
 	fd.status = 1
 }
@@ -227,7 +227,6 @@ type findParser struct {
 	i         int
 	hasAction bool
 	delete    bool
-	sawTest   bool
 }
 
 func (p *findParser) fail(format string, a ...any) {
@@ -911,7 +910,7 @@ func (n *printNode) eval(fd *finder, f *findFile) bool {
 	if end == "" {
 		end = "\n"
 	}
-	fd.w.WriteString(f.path + end)
+	_, _ = fd.w.WriteString(f.path + end)
 	return true
 }
 
@@ -989,7 +988,7 @@ func (n *execNode) eval(fd *finder, f *findFile) bool {
 	for i, a := range n.cmd {
 		args[i] = strings.ReplaceAll(a, "{}", f.path)
 	}
-	fd.w.Flush()
+	_ = fd.w.Flush()
 	return fd.run(args) == 0
 }
 
@@ -999,7 +998,7 @@ func (n *execNode) flush(fd *finder) {
 	}
 	args := append(append([]string(nil), n.cmd...), n.pending...)
 	n.pending, n.size = nil, 0
-	fd.w.Flush()
+	_ = fd.w.Flush()
 	if fd.run(args) != 0 {
 		fd.status = 1
 	}

@@ -18,7 +18,7 @@ import (
 type printfNode struct{ format string }
 
 func (n *printfNode) eval(fd *finder, f *findFile) bool {
-	fd.w.WriteString(findPrintf(fd, n.format, f))
+	_, _ = fd.w.WriteString(findPrintf(fd, n.format, f))
 	return true
 }
 

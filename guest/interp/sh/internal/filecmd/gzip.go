@@ -113,8 +113,12 @@ func (g *gzipper) compressFile(name string) {
 		w.OS = 3
 		if _, err := io.Copy(w, g.e.Stdin); err != nil {
 			g.fail("stdin: %s", errText(err))
+			_ = w.Close()
+			return
 		}
-		w.Close()
+		if err := w.Close(); err != nil {
+			g.fail("stdout: %s", errText(err))
+		}
 		return
 	}
 	p := g.e.Path(name)
@@ -171,7 +175,7 @@ func (g *gzipper) create(name, outName string, perm os.FileMode) (io.Writer, str
 			g.warn("%s already exists;\tnot overwritten", outName)
 			return nil, "", false
 		}
-		os.Remove(op)
+		_ = os.Remove(op)
 	}
 	f, err := os.OpenFile(op, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
@@ -192,7 +196,7 @@ func (g *gzipper) finish(out io.Writer, outName, name string, fi os.FileInfo, er
 	}
 	if err != nil {
 		if isFile {
-			os.Remove(g.e.Path(outName))
+			_ = os.Remove(g.e.Path(outName))
 		}
 		return
 	}
@@ -200,8 +204,8 @@ func (g *gzipper) finish(out io.Writer, outName, name string, fi os.FileInfo, er
 		return
 	}
 	op := g.e.Path(outName)
-	os.Chmod(op, fi.Mode().Perm())
-	os.Chtimes(op, fi.ModTime(), fi.ModTime())
+	_ = os.Chmod(op, fi.Mode().Perm())
+	_ = os.Chtimes(op, fi.ModTime(), fi.ModTime())
 	if g.verbose {
 		ofi, _ := os.Stat(op)
 		if ofi != nil {
@@ -217,7 +221,7 @@ func (g *gzipper) finish(out io.Writer, outName, name string, fi os.FileInfo, er
 		}
 	}
 	if !g.keep {
-		os.Remove(g.e.Path(name))
+		_ = os.Remove(g.e.Path(name))
 	}
 }
 
@@ -227,7 +231,7 @@ var gzSuffixes = [][2]string{{".gz", ""}, {"-gz", ""}, {".z", ""}, {"-z", ""}, {
 
 func (g *gzipper) decompressFile(name string) {
 	if name == "-" {
-		g.gunzip(g.e.Stdout, bufio.NewReader(g.e.Stdin), "stdin")
+		_ = g.gunzip(g.e.Stdout, bufio.NewReader(g.e.Stdin), "stdin")
 		return
 	}
 	p := g.e.Path(name)
@@ -299,11 +303,11 @@ func (g *gzipper) gunzip(w io.Writer, r *bufio.Reader, name string) error {
 			g.fail("%s: %s", name, msg)
 			return err
 		}
-		if _, err := r.Peek(1); err == io.EOF {
+		if _, err := r.Peek(1); errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err := zr.Reset(r); err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			if !g.quiet {

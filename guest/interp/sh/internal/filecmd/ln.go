@@ -65,7 +65,7 @@ func linkOne(e *proc.Env, m move, symbolic, force, verbose bool) bool {
 				e.Errorf("ln", "%s: cannot overwrite directory", qa(m.dst))
 				return false
 			}
-			os.Remove(dp)
+			_ = os.Remove(dp)
 		}
 	}
 	var err error

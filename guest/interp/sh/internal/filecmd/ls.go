@@ -19,7 +19,7 @@ import (
 type lister struct {
 	e                               *proc.Env
 	w                               *bufio.Writer
-	all, almost, dirOnly, long      bool
+	all, almost, dirOnly            bool
 	recursive, reverse, human, si   bool
 	numeric, noOwner, noGroup       bool
 	classify, slash, fileType, size bool
@@ -129,7 +129,7 @@ func ls(e *proc.Env, args []string) int {
 		}
 	}
 	l.w = bufio.NewWriter(e.Stdout)
-	defer l.w.Flush()
+	defer func() { _ = l.w.Flush() }()
 	if len(ops) == 0 {
 		ops = []string{"."}
 	}
@@ -143,7 +143,7 @@ func ls(e *proc.Env, args []string) int {
 			}
 		}
 		if err != nil {
-			l.w.Flush()
+			_ = l.w.Flush()
 			e.Errorf("ls", "cannot access %s: %s", qa(name), errText(err))
 			l.status = 2
 			continue
@@ -178,7 +178,7 @@ func (l *lister) listDir(name, p string, header bool, failStatus int) {
 	}
 	entries, err := os.ReadDir(p)
 	if err != nil {
-		l.w.Flush()
+		_ = l.w.Flush()
 		l.e.Errorf("ls", "cannot open directory %s: %s", qa(name), errText(err))
 		l.status = max(l.status, failStatus)
 		return
@@ -205,7 +205,7 @@ func (l *lister) listDir(name, p string, header bool, failStatus int) {
 			fi, err = os.Lstat(ep)
 		}
 		if err != nil {
-			l.w.Flush()
+			_ = l.w.Flush()
 			l.e.Errorf("ls", "cannot access %s: %s", qa(joinPath(name, n)), errText(err))
 			l.status = max(l.status, 1)
 			continue
@@ -215,9 +215,9 @@ func (l *lister) listDir(name, p string, header bool, failStatus int) {
 	l.sort(list)
 	if header {
 		if !l.first {
-			l.w.WriteString("\n")
+			_, _ = l.w.WriteString("\n")
 		}
-		l.w.WriteString(name + ":\n")
+		_, _ = l.w.WriteString(name + ":\n")
 	}
 	l.first = false
 	l.print(list, true)
@@ -359,7 +359,7 @@ func (l *lister) print(list []lsEntry, inDir bool) {
 			total += blocks1K(ent.fi)
 		}
 		if l.human {
-			l.w.WriteString("total " + l.humanSize(total*1024) + "\n")
+			_, _ = l.w.WriteString("total " + l.humanSize(total*1024) + "\n")
 		} else {
 			fmt.Fprintf(l.w, "total %d\n", total)
 		}
@@ -386,7 +386,7 @@ func (l *lister) print(list []lsEntry, inDir bool) {
 		l.printColumns(names, l.format == 'x')
 	default:
 		for _, n := range names {
-			l.w.WriteString(n + "\n")
+			_, _ = l.w.WriteString(n + "\n")
 		}
 	}
 }
@@ -424,18 +424,18 @@ func (l *lister) printCommas(names []string) {
 		}
 		if i > 0 {
 			if col+1+len(n)+len(sep) > 80 {
-				l.w.WriteString("\n")
+				_, _ = l.w.WriteString("\n")
 				col = 0
 			} else {
-				l.w.WriteString(" ")
+				_, _ = l.w.WriteString(" ")
 				col++
 			}
 		}
-		l.w.WriteString(n + sep)
+		_, _ = l.w.WriteString(n + sep)
 		col += len(n) + len(sep)
 	}
 	if len(names) > 0 {
-		l.w.WriteString("\n")
+		_, _ = l.w.WriteString("\n")
 	}
 }
 
@@ -492,7 +492,7 @@ func (l *lister) printColumns(names []string, across bool) {
 				line.WriteString(strings.Repeat(" ", bestWidths[c]+2-len(names[i])))
 			}
 		}
-		l.w.WriteString(line.String() + "\n")
+		_, _ = l.w.WriteString(line.String() + "\n")
 	}
 }
 
@@ -544,14 +544,13 @@ func (l *lister) recent(t time.Time) bool {
 
 func (l *lister) printLong(list []lsEntry) {
 	type row struct{ inode, blocks, mode, links, owner, group, size, when, name string }
-	rows := make([]row, len(list))
 	var wb, wl, wo, wg, ws int
 	owner := sandboxUser
 	if l.numeric {
 		owner = itoa(sandboxUID)
 	}
 	all := append(append([]lsEntry(nil), list...), l.widthsFrom...)
-	rows = make([]row, len(all))
+	rows := make([]row, len(all))
 	for i, ent := range all {
 		r := row{mode: modeString(ent.fi.Mode()), links: itoa(nlink(ent)), owner: owner, group: owner}
 		if l.inode {
@@ -597,6 +596,6 @@ func (l *lister) printLong(list []lsEntry) {
 			fmt.Fprintf(&b, "%-*s ", wg, r.group)
 		}
 		fmt.Fprintf(&b, "%*s %s %s\n", ws, r.size, r.when, r.name)
-		l.w.WriteString(b.String())
+		_, _ = l.w.WriteString(b.String())
 	}
 }

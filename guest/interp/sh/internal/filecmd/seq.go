@@ -106,7 +106,7 @@ func seq(e *proc.Env, args []string) int {
 		}
 	}
 	w := bufio.NewWriter(e.Stdout)
-	defer w.Flush()
+	defer func() { _ = w.Flush() }()
 	if format == "" && !equal && first.isInt && step.isInt && last.isInt {
 		return seqInts(e, w, first.text, step.text, last.text, sep)
 	}
@@ -125,23 +125,23 @@ func seq(e *proc.Env, args []string) int {
 			// A value just past LAST that prints as LAST is printed: it
 			// is LAST, off by rounding (seq 0.1 0.1 0.3).
 			if s := out(x); i > 0 && s == out(last.val) && s != prev {
-				w.WriteString(sep + s)
+				_, _ = w.WriteString(sep + s)
 				printed = true
 			}
 			break
 		}
 		s := out(x)
 		if i > 0 {
-			w.WriteString(sep)
+			_, _ = w.WriteString(sep)
 		}
-		w.WriteString(s)
+		_, _ = w.WriteString(s)
 		printed, prev = true, s
 		if step.val == 0 {
 			break
 		}
 	}
 	if printed {
-		w.WriteString("\n")
+		_, _ = w.WriteString("\n")
 	}
 	return 0
 }
@@ -225,13 +225,13 @@ func seqInts(e *proc.Env, w *bufio.Writer, a, s, b, sep string) int {
 			return 1
 		}
 		if n > 0 {
-			w.WriteString(sep)
+			_, _ = w.WriteString(sep)
 		}
-		w.WriteString(x.String())
+		_, _ = w.WriteString(x.String())
 		n++
 	}
 	if n > 0 {
-		w.WriteString("\n")
+		_, _ = w.WriteString("\n")
 	}
 	return 0
 }

@@ -159,7 +159,7 @@ func strftimeField(t time.Time, c byte, colons int, flags string, width int) (st
 	case 'y':
 		s, pad, defWidth, numeric = num(((t.Year()%100)+100)%100, 2, '0')
 	case 'Y':
-		s, pad, defWidth, numeric = num(t.Year(), 4, '0')
+		s, pad, _, numeric = num(t.Year(), 4, '0')
 		defWidth = 1
 	case 'z':
 		s = zoneOffset(t, colons)

@@ -76,12 +76,12 @@ func sumCmd(e *proc.Env, args []string) int {
 		return status
 	}
 	w := bufio.NewWriter(e.Stdout)
-	defer w.Flush()
+	defer func() { _ = w.Flush() }()
 	status := 0
 	for _, f := range files {
 		sum, err := hashFile(e, f, alg.new)
 		if err != nil {
-			w.Flush()
+			_ = w.Flush()
 			e.Errorf(name, "%s: %s", qf(f), errText(err))
 			status = 1
 			continue

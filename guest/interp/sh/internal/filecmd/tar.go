@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"compress/bzip2"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
@@ -248,18 +250,15 @@ func (t *tarrer) create(names, dirs []string) bool {
 		out = f
 	}
 	bw := bufio.NewWriter(out)
-	defer bw.Flush()
 	var zw *gzip.Writer
 	if t.gz {
 		zw = gzip.NewWriter(bw)
 		zw.OS = 3
-		defer zw.Close()
 		out = zw
 	} else {
 		out = bw
 	}
 	tw := tar.NewWriter(out)
-	defer tw.Close()
 	for i, name := range names {
 		member := name
 		if strings.HasPrefix(member, "/") {
@@ -274,6 +273,22 @@ func (t *tarrer) create(names, dirs []string) bool {
 			p = path.Join(dirs[i], p)
 		}
 		t.add(tw, p, name, member)
+	}
+	err := tw.Close()
+	if zw != nil {
+		if zerr := zw.Close(); err == nil {
+			err = zerr
+		}
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		if !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, syscall.EPIPE) {
+			t.e.Errorf("tar", "%s: Cannot write: %s", t.archive, errText(err))
+			t.e.Errorf("tar", "Error is not recoverable: exiting now")
+		}
+		return false
 	}
 	return true
 }
@@ -363,7 +378,7 @@ func longListing(hdr *tar.Header, loc *time.Location, ugsWidth *int) string {
 	switch hdr.Typeflag {
 	case tar.TypeLink:
 		mode = "h" + mode[1:]
-	case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+	case tar.TypeReg, tar.TypeGNUSparse:
 		mode = "-" + mode[1:]
 	}
 	user, group := hdr.Uname, hdr.Gname
@@ -563,8 +578,8 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 		fmt.Fprintln(t.e.Stdout, longListing(hdr, t.location(), &t.ugsWidth))
 	}
 	if t.toStdout {
-		if hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeRegA {
-			io.Copy(t.e.Stdout, tr)
+		if hdr.Typeflag == tar.TypeReg {
+			_, _ = io.Copy(t.e.Stdout, tr)
 		}
 		return
 	}
@@ -584,7 +599,7 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 	case tar.TypeDir:
 		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 			if err == nil {
-				os.Remove(p)
+				_ = os.Remove(p)
 			}
 			if err := os.Mkdir(p, 0o700|mode); err != nil {
 				t.errorf("%s: Cannot mkdir: %s", hdr.Name, errText(err))
@@ -592,7 +607,7 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 			}
 		}
 		t.dirTimes = append(t.dirTimes, dirTime{p, mode, hdr.ModTime})
-	case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+	case tar.TypeReg, tar.TypeGNUSparse:
 		if !t.replace(p, hdr.Name) {
 			return
 		}
@@ -607,9 +622,9 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 			t.errorf("%s: Read error: %s", hdr.Name, errText(err))
 			return
 		}
-		os.Chmod(p, mode)
+		_ = os.Chmod(p, mode)
 		if !t.noMtime {
-			os.Chtimes(p, hdr.ModTime, hdr.ModTime)
+			_ = os.Chtimes(p, hdr.ModTime, hdr.ModTime)
 		}
 	case tar.TypeSymlink:
 		if !t.replace(p, hdr.Name) {
@@ -668,7 +683,7 @@ func (t *tarrer) replace(p, shown string) bool {
 		}
 		return true
 	}
-	os.Remove(p)
+	_ = os.Remove(p)
 	return true
 }
 
@@ -680,16 +695,16 @@ func (t *tarrer) finishExtract() {
 		if err != nil || !os.SameFile(fi, d.placeholder) || fi.Size() != 0 {
 			continue
 		}
-		os.Remove(d.path)
+		_ = os.Remove(d.path)
 		if err := os.Symlink(d.target, d.path); err != nil {
 			t.errorf("%s: Cannot create symlink to %s: %s", d.name, q(d.target), errText(err))
 		}
 	}
 	for i := len(t.dirTimes) - 1; i >= 0; i-- {
 		d := t.dirTimes[i]
-		os.Chmod(d.path, d.mode)
+		_ = os.Chmod(d.path, d.mode)
 		if !t.noMtime {
-			os.Chtimes(d.path, d.t, d.t)
+			_ = os.Chtimes(d.path, d.t, d.t)
 		}
 	}
 	t.delayed, t.dirTimes = nil, nil

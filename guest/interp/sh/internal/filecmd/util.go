@@ -3,6 +3,7 @@ package filecmd
 import (
 	"errors"
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
+	"io"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -163,7 +164,6 @@ var (
 	errNotDir   error = syscall.ENOTDIR
 	errNotEmpty error = syscall.ENOTEMPTY
 	errIsDir    error = syscall.EISDIR
-	errNotPerm  error = syscall.EPERM
 	errLoop     error = syscall.ELOOP
 )
 
@@ -183,4 +183,14 @@ func errText(err error) string {
 		return "Directory not empty"
 	}
 	return proc.ErrorText(err)
+}
+
+// writeFailed reports a failed write to standard output as GNU tools do,
+// "CMD: write error: ...", and returns exit status 1. A closed pipe goes
+// unreported: there GNU tools die of SIGPIPE without a word.
+func writeFailed(e *proc.Env, cmd string, err error) int {
+	if !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, syscall.EPIPE) {
+		e.Errorf(cmd, "write error: %s", errText(err))
+	}
+	return 1
 }

@@ -159,7 +159,7 @@ func xargs(e *proc.Env, args []string) int {
 		var readErr error
 		for !x.done || x.pending != nil {
 			item, eol, err := x.next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
@@ -268,14 +268,14 @@ func (x *xargser) next() (*string, bool, error) {
 		return nil, false, io.EOF
 	}
 	item, eol, err := x.read()
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		x.done = true
 	}
 	if item != nil && x.hasEOF && *item == x.eof {
 		x.done = true
 		return nil, false, io.EOF
 	}
-	if err == io.EOF && item != nil {
+	if errors.Is(err, io.EOF) && item != nil {
 		return item, true, nil
 	}
 	return item, eol, err

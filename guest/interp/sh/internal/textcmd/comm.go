@@ -73,11 +73,11 @@ func comm(e *proc.Env, args []string) int {
 		}
 		for c := 1; c < col; c++ {
 			if !hide[c] {
-				out.WriteString(delim)
+				_, _ = out.WriteString(delim)
 			}
 		}
-		out.Write(line)
-		out.WriteByte(sep)
+		_, _ = out.Write(line)
+		_ = out.WriteByte(sep)
 	}
 	var cur [2][]byte
 	var prev [2][]byte
@@ -95,7 +95,7 @@ func comm(e *proc.Env, args []string) int {
 			if had && !noCheck && !warned[i] && bytes.Compare(prev[i], cur[i]) > 0 {
 				warned[i] = true
 				unsorted = true
-				out.flush()
+				_ = out.flush()
 				fmt.Fprintf(e.Stderr, "comm: file %d is not in sorted order\n", i+1)
 				if checkOrder {
 					// --check-order makes disorder fatal.

@@ -91,7 +91,7 @@ func cut(e *proc.Env, args []string) int {
 	for _, name := range operands {
 		rc, err := e.Open(name)
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "cut: %s: %s\n", quoteName(name), proc.ErrorText(err))
 			status = 1
 			continue
@@ -102,8 +102,8 @@ func cut(e *proc.Env, args []string) int {
 			if mode == "f" {
 				if bytes.IndexByte(line, delim) < 0 {
 					if !onlyDelim {
-						out.Write(line)
-						out.WriteByte(sep)
+						_, _ = out.Write(line)
+						_ = out.WriteByte(sep)
 					}
 					continue
 				}
@@ -112,9 +112,9 @@ func cut(e *proc.Env, args []string) int {
 				for i, f := range fields {
 					if inRanges(ranges, i+1) {
 						if !first {
-							out.WriteString(outDelim)
+							_, _ = out.WriteString(outDelim)
 						}
-						out.Write(f)
+						_, _ = out.Write(f)
 						first = false
 					}
 				}
@@ -127,16 +127,16 @@ func cut(e *proc.Env, args []string) int {
 						continue
 					}
 					if any && haveOutDelim && rangeStart(ranges, i+1) {
-						out.WriteString(outDelim)
+						_, _ = out.WriteString(outDelim)
 					}
-					out.WriteByte(line[i])
+					_ = out.WriteByte(line[i])
 					any = true
 				}
 			}
-			out.WriteByte(sep)
+			_ = out.WriteByte(sep)
 		}
 		if lr.err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "cut: %s: %s\n", quoteName(name), proc.ErrorText(lr.err))
 			status = 1
 		}

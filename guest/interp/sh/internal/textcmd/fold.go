@@ -57,7 +57,7 @@ func fold(e *proc.Env, args []string) int {
 	for _, name := range operands {
 		rc, err := e.Open(name)
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "fold: %s: %s\n", quoteName(name), proc.ErrorText(err))
 			status = 1
 			continue
@@ -66,7 +66,7 @@ func fold(e *proc.Env, args []string) int {
 		for lr.next() && !e.Cancelled() && !out.failed() {
 			foldLine(out, lr.line, width, byBytes, spaces)
 			if lr.hasSep {
-				out.WriteByte('\n')
+				_ = out.WriteByte('\n')
 			}
 		}
 		rc.Close()
@@ -101,8 +101,8 @@ func foldLine(out *output, line []byte, width int, byBytes, spaces bool) {
 		if next > width && len(buf) > 0 {
 			if spaces {
 				if i := lastBlank(buf); i >= 0 {
-					out.Write(buf[:i+1])
-					out.WriteByte('\n')
+					_, _ = out.Write(buf[:i+1])
+					_ = out.WriteByte('\n')
 					rest := append([]byte(nil), buf[i+1:]...)
 					buf = rest
 					col = 0
@@ -118,8 +118,8 @@ func foldLine(out *output, line []byte, width int, byBytes, spaces bool) {
 				}
 			}
 			if len(buf) > 0 {
-				out.Write(buf)
-				out.WriteByte('\n')
+				_, _ = out.Write(buf)
+				_ = out.WriteByte('\n')
 				buf = buf[:0]
 			}
 			col = 0
@@ -128,7 +128,7 @@ func foldLine(out *output, line []byte, width int, byBytes, spaces bool) {
 		buf = append(buf, c)
 		col = next
 	}
-	out.Write(buf)
+	_, _ = out.Write(buf)
 }
 
 func lastBlank(b []byte) int {
@@ -200,7 +200,7 @@ func expand(e *proc.Env, args []string) int {
 	for _, name := range operands {
 		rc, err := e.Open(name)
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "expand: %s: %s\n", quoteName(name), proc.ErrorText(err))
 			status = 1
 			continue
@@ -219,19 +219,19 @@ func expand(e *proc.Env, args []string) int {
 			switch {
 			case c == '\t' && (leading || !initial):
 				n := nextStop(col)
-				out.WriteString(strings.Repeat(" ", n-col))
+				_, _ = out.WriteString(strings.Repeat(" ", n-col))
 				col = n
 			case c == '\n':
-				out.WriteByte(c)
+				_ = out.WriteByte(c)
 				col, leading = 0, true
 			case c == '\b':
-				out.WriteByte(c)
+				_ = out.WriteByte(c)
 				col = max(col-1, 0)
 			default:
 				if c != ' ' && c != '\t' {
 					leading = false
 				}
-				out.WriteByte(c)
+				_ = out.WriteByte(c)
 				col++
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -295,7 +296,7 @@ func readAllNamed(e *proc.Env, name string) ([]byte, error) {
 func (g *grepper) warn(name string, err error) {
 	g.errored = true
 	if !g.noMessages {
-		g.out.flush()
+		_ = g.out.flush()
 		fmt.Fprintf(g.e.Stderr, "grep: %s: %s\n", name, proc.ErrorText(err))
 	}
 }
@@ -342,7 +343,7 @@ func (g *grepper) searchOperand(name string, implicitDot bool) bool {
 	return g.searchFile(name, p)
 }
 
-var errIsDir = errors.New("Is a directory")
+var errIsDir error = syscall.EISDIR
 
 // excluded applies --include, --exclude and --exclude-dir to a file or
 // directory name. GNU matches the globs against the last component and,
@@ -527,15 +528,15 @@ func (g *grepper) searchReader(name string, r io.Reader) bool {
 		}
 		if emit {
 			if g.binaryLine(binary, line) {
-				g.out.flush()
+				_ = g.out.flush()
 				fmt.Fprintf(g.e.Stderr, "grep: %s: binary file matches\n", name)
 				return true
 			}
 			if (g.before > 0 || g.after > 0) && g.groupSep != nil {
 				first := lineno - int64(len(before))
 				if g.anyGroup && (lastPrinted < 0 || first > lastPrinted+1) {
-					g.out.WriteString(*g.groupSep)
-					g.out.WriteByte('\n')
+					_, _ = g.out.WriteString(*g.groupSep)
+					_ = g.out.WriteByte('\n')
 				}
 				g.anyGroup = true
 			}
@@ -569,11 +570,11 @@ func (g *grepper) searchReader(name string, r io.Reader) bool {
 		fmt.Fprintf(g.out, "%d\n", selected)
 	}
 	if g.listMatch && selected > 0 || g.listNonMatch && selected == 0 {
-		g.out.WriteString(name)
+		_, _ = g.out.WriteString(name)
 		if g.nullName {
-			g.out.WriteByte(0)
+			_ = g.out.WriteByte(0)
 		} else {
-			g.out.WriteByte('\n')
+			_ = g.out.WriteByte('\n')
 		}
 	}
 	return selected > 0
@@ -593,11 +594,11 @@ func (g *grepper) prefixName(name string, sep byte) {
 	if !g.withName {
 		return
 	}
-	g.out.WriteString(name)
+	_, _ = g.out.WriteString(name)
 	if g.nullName {
-		g.out.WriteByte(0)
+		_ = g.out.WriteByte(0)
 	} else {
-		g.out.WriteByte(sep)
+		_ = g.out.WriteByte(sep)
 	}
 }
 
@@ -606,22 +607,22 @@ func (g *grepper) prefixName(name string, sep byte) {
 func (g *grepper) prefix(name string, num, off int64, sep byte) {
 	g.prefixName(name, sep)
 	if g.lineNum {
-		g.out.WriteString(strconv.FormatInt(num, 10))
-		g.out.WriteByte(sep)
+		_, _ = g.out.WriteString(strconv.FormatInt(num, 10))
+		_ = g.out.WriteByte(sep)
 	}
 	if g.byteOff {
-		g.out.WriteString(strconv.FormatInt(off, 10))
-		g.out.WriteByte(sep)
+		_, _ = g.out.WriteString(strconv.FormatInt(off, 10))
+		_ = g.out.WriteByte(sep)
 	}
 	if g.initialTab && (g.withName || g.lineNum || g.byteOff) {
-		g.out.WriteByte('\t')
+		_ = g.out.WriteByte('\t')
 	}
 }
 
 func (g *grepper) printLine(name string, line []byte, num, off int64, sep byte) {
 	g.prefix(name, num, off, sep)
-	g.out.Write(line)
-	g.out.WriteByte(sepByte(g.zero))
+	_, _ = g.out.Write(line)
+	_ = g.out.WriteByte(sepByte(g.zero))
 }
 
 // printMatches prints each non-empty match of line on its own line (-o).
@@ -634,8 +635,8 @@ func (g *grepper) printMatches(name string, line []byte, num, off int64) {
 			continue
 		}
 		g.prefix(name, num, off+int64(loc[0]), ':')
-		g.out.Write(line[loc[0]:loc[1]])
-		g.out.WriteByte(sepByte(g.zero))
+		_, _ = g.out.Write(line[loc[0]:loc[1]])
+		_ = g.out.WriteByte(sepByte(g.zero))
 	}
 }
 
@@ -674,8 +675,8 @@ func newGrepMatcher(patterns []string, syntax reSyntax, icase, word, line bool) 
 			t, err := translate(p, reOptions{syntax: syntax})
 			warnings = append(warnings, t.warnings...)
 			if err != nil {
-				if err == errBackref {
-					return nil, warnings, fmt.Errorf("%v (pattern %q)", err, p)
+				if errors.Is(err, errBackref) {
+					return nil, warnings, fmt.Errorf("%w (pattern %q)", err, p)
 				}
 				return nil, warnings, err
 			}
@@ -697,7 +698,7 @@ func newGrepMatcher(patterns []string, syntax reSyntax, icase, word, line bool) 
 	re, err := regexp.Compile(flags + ")" + expr)
 	if err != nil {
 		if syntax == perlRE {
-			return nil, warnings, fmt.Errorf("unsupported Perl regular expression: %v", err)
+			return nil, warnings, fmt.Errorf("unsupported Perl regular expression: %w", err)
 		}
 		return nil, warnings, err
 	}

@@ -2,6 +2,7 @@ package textcmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -119,14 +120,13 @@ func openFile(e *proc.Env, cmd, name string) (io.ReadCloser, bool) {
 // headTailArgs is what head and tail share: the count, its unit and the
 // header policy.
 type headTailArgs struct {
-	count      int64
-	bytes      bool
-	fromStart  bool // tail +N; head -N (all but the last N)
-	quiet      bool
-	verbose    bool
-	sep        byte
-	operands   []string
-	exitStatus int
+	count     int64
+	bytes     bool
+	fromStart bool // tail +N; head -N (all but the last N)
+	quiet     bool
+	verbose   bool
+	sep       byte
+	operands  []string
 }
 
 func parseHeadTail(e *proc.Env, cmd string, args []string, defs []optDef) (*headTailArgs, bool) {
@@ -191,13 +191,13 @@ func (a *headTailArgs) eachFile(e *proc.Env, cmd string, out *output, fn func(r 
 				display = "standard input"
 			}
 			if !first {
-				out.WriteByte('\n')
+				_ = out.WriteByte('\n')
 			}
 			fmt.Fprintf(out, "==> %s <==\n", display)
 		}
 		first = false
 		if err := fn(rc); err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "%s: error reading %s: %s\n", cmd, quoteAlways(name), proc.ErrorText(err))
 			status = 1
 		}
@@ -219,7 +219,7 @@ func head(e *proc.Env, args []string) int {
 		switch {
 		case a.bytes && !a.fromStart:
 			_, err := io.Copy(out, io.LimitReader(r, a.count))
-			if err == out.err {
+			if errors.Is(err, out.err) {
 				return nil
 			}
 			return err
@@ -236,11 +236,11 @@ func headLines(e *proc.Env, r io.Reader, out *output, n int64, sep byte) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	for n > 0 && !e.Cancelled() && !out.failed() {
 		chunk, err := br.ReadSlice(sep)
-		out.Write(chunk)
-		if err == bufio.ErrBufferFull {
+		_, _ = out.Write(chunk)
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
@@ -265,10 +265,10 @@ func headAllButLines(e *proc.Env, r io.Reader, out *output, n int64, sep byte) e
 			continue
 		}
 		if n == 0 {
-			out.Write(line)
+			_, _ = out.Write(line)
 			continue
 		}
-		out.Write(ring[0])
+		_, _ = out.Write(ring[0])
 		copy(ring, ring[1:])
 		ring[len(ring)-1] = line
 	}
@@ -278,7 +278,7 @@ func headAllButLines(e *proc.Env, r io.Reader, out *output, n int64, sep byte) e
 func headAllButBytes(r io.Reader, out *output, n int64) error {
 	data, err := io.ReadAll(r)
 	if int64(len(data)) > n {
-		out.Write(data[:int64(len(data))-n])
+		_, _ = out.Write(data[:int64(len(data))-n])
 	}
 	return err
 }
@@ -294,14 +294,14 @@ func tail(e *proc.Env, args []string) int {
 		case a.bytes && a.fromStart:
 			if a.count > 1 {
 				if _, err := io.CopyN(io.Discard, r, a.count-1); err != nil {
-					if err == io.EOF {
+					if errors.Is(err, io.EOF) {
 						return nil
 					}
 					return err
 				}
 			}
 			_, err := io.Copy(out, r)
-			if err == out.err {
+			if errors.Is(err, out.err) {
 				return nil
 			}
 			return err
@@ -322,7 +322,7 @@ func tailBytes(r io.Reader, out *output, n int64) error {
 			if size := info.Size(); size > n {
 				if _, err := f.Seek(size-n, io.SeekStart); err == nil {
 					_, err = io.Copy(out, f)
-					if err == out.err {
+					if errors.Is(err, out.err) {
 						return nil
 					}
 					return err
@@ -338,7 +338,7 @@ func tailBytes(r io.Reader, out *output, n int64) error {
 		if int64(len(ring)) > 2*n+int64(len(buf)) {
 			ring = append(ring[:0], ring[int64(len(ring))-n:]...)
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -348,7 +348,7 @@ func tailBytes(r io.Reader, out *output, n int64) error {
 	if int64(len(ring)) > n {
 		ring = ring[int64(len(ring))-n:]
 	}
-	out.Write(ring)
+	_, _ = out.Write(ring)
 	return nil
 }
 
@@ -358,8 +358,8 @@ func tailFromLine(e *proc.Env, r io.Reader, out *output, n int64, sep byte) erro
 		chunk, err := br.ReadSlice(sep)
 		if err == nil {
 			line++
-		} else if err != bufio.ErrBufferFull {
-			if err == io.EOF {
+		} else if !errors.Is(err, bufio.ErrBufferFull) {
+			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
@@ -367,7 +367,7 @@ func tailFromLine(e *proc.Env, r io.Reader, out *output, n int64, sep byte) erro
 		_ = chunk
 	}
 	_, err := io.Copy(out, br)
-	if err == out.err {
+	if errors.Is(err, out.err) {
 		return nil
 	}
 	return err
@@ -398,7 +398,7 @@ func tailLines(e *proc.Env, r io.Reader, out *output, n int64, sep byte) error {
 		start = (start + 1) % len(ring)
 	}
 	for i := range ring {
-		out.Write(ring[(start+i)%len(ring)])
+		_, _ = out.Write(ring[(start+i)%len(ring)])
 	}
 	return lr.err
 }

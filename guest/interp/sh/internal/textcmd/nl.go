@@ -87,7 +87,7 @@ func nl(e *proc.Env, args []string) int {
 	for _, name := range operands {
 		rc, err := e.Open(name)
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "nl: %s: %s\n", quoteName(name), proc.ErrorText(err))
 			status = 1
 			continue
@@ -106,13 +106,13 @@ func nl(e *proc.Env, args []string) int {
 				default:
 					s = fmt.Sprintf("%*d", width, num)
 				}
-				out.WriteString(s + sepStr)
+				_, _ = out.WriteString(s + sepStr)
 				num += incr
 			} else {
-				out.WriteString(blank)
+				_, _ = out.WriteString(blank)
 			}
-			out.Write(line)
-			out.WriteByte('\n')
+			_, _ = out.Write(line)
+			_ = out.WriteByte('\n')
 		}
 		rc.Close()
 	}

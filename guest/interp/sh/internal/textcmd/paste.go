@@ -90,12 +90,12 @@ func paste(e *proc.Env, args []string) int {
 			n := 0
 			for lr.next() && !e.Cancelled() {
 				if n > 0 {
-					out.WriteString(delims[(n-1)%len(delims)])
+					_, _ = out.WriteString(delims[(n-1)%len(delims)])
 				}
-				out.Write(lr.line)
+				_, _ = out.Write(lr.line)
 				n++
 			}
-			out.WriteByte(sep)
+			_ = out.WriteByte(sep)
 		}
 	} else {
 		done := make([]bool, len(readers))
@@ -116,8 +116,8 @@ func paste(e *proc.Env, args []string) int {
 			if !any {
 				break
 			}
-			out.Write(line)
-			out.WriteByte(sep)
+			_, _ = out.Write(line)
+			_ = out.WriteByte(sep)
 		}
 	}
 	if out.flush() != nil {

@@ -36,6 +36,12 @@ type translated struct {
 // errBackref is returned for back-references, which RE2 cannot match.
 var errBackref = errors.New("back-references are not supported")
 
+// reError is a pattern's syntax error. Its text is GNU regerror's
+// message, capitalised as GNU prints it.
+type reError string
+
+func (e reError) Error() string { return string(e) }
+
 // translate rewrites a GNU BRE or ERE into RE2 syntax with the same
 // meaning. The differences it bridges: in a BRE \( \) \{ \} \| \+ \? are
 // operators and ( ) { } | + ? are literal; a * at the start of an
@@ -75,7 +81,7 @@ func (t *reTranslator) run() error {
 		switch {
 		case c == '\\':
 			if t.i >= len(t.pat) {
-				return errors.New("Trailing backslash")
+				return reError("Trailing backslash")
 			}
 			c2 := t.pat[t.i]
 			t.i++
@@ -135,7 +141,7 @@ func (t *reTranslator) run() error {
 		}
 	}
 	if len(t.groups) > 0 {
-		return errors.New(`Unmatched ( or \(`)
+		return reError(`Unmatched ( or \(`)
 	}
 	return nil
 }
@@ -220,17 +226,17 @@ func (t *reTranslator) interval(start int) error {
 		}
 		if end < 0 {
 			if strings.Trim(rest, "0123456789,") == "" {
-				return errors.New(`Unmatched \{`)
+				return reError(`Unmatched \{`)
 			}
-			return errors.New(`Invalid content of \{\}`)
+			return reError(`Invalid content of \{\}`)
 		}
-		return errors.New(`Invalid content of \{\}`)
+		return reError(`Invalid content of \{\}`)
 	}
 	if hi >= 0 && hi < lo {
-		return errors.New(`Invalid content of \{\}`)
+		return reError(`Invalid content of \{\}`)
 	}
 	if lo > 1000 || hi > 1000 {
-		return errors.New("Regular expression too big")
+		return reError("Regular expression too big")
 	}
 	t.i += end + len(closer)
 	q := "{" + strconv.Itoa(lo) + ","
@@ -308,7 +314,7 @@ func (t *reTranslator) escape(c byte, start int) error {
 			t.open()
 		case ')':
 			if len(t.groups) == 0 {
-				return errors.New(`Unmatched ) or \)`)
+				return reError(`Unmatched ) or \)`)
 			}
 			t.close()
 		case '{':
@@ -326,7 +332,7 @@ func (t *reTranslator) escape(c byte, start int) error {
 		}
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		if int(c-'0') > t.closedGroups() {
-			return errors.New("Invalid back reference")
+			return reError("Invalid back reference")
 		}
 		return errBackref
 	case 'w', 'W', 's', 'S':
@@ -444,9 +450,9 @@ var posixClasses = map[string]bool{
 // Inside it a backslash is an ordinary character (sed's escapes aside),
 // ']' first is literal, and [:class:], [=c=] and [.c.] are recognized.
 func (t *reTranslator) bracket() error {
-	unmatched := errors.New("Unmatched [, [^, [:, [., or [=")
+	unmatched := reError("Unmatched [, [^, [:, [., or [=")
 	if t.i >= len(t.pat) {
-		return errors.New("Invalid regular expression")
+		return reError("Invalid regular expression")
 	}
 	var b strings.Builder
 	b.WriteByte('[')
@@ -478,7 +484,7 @@ func (t *reTranslator) bracket() error {
 			t.i += 2 + end + 2
 			if kind == ':' {
 				if !posixClasses[name] {
-					return errors.New("Invalid character class name")
+					return reError("Invalid character class name")
 				}
 				b.WriteString("[:" + name + ":]")
 				prev = -1
@@ -486,7 +492,7 @@ func (t *reTranslator) bracket() error {
 			}
 			r, n := utf8.DecodeRuneInString(name)
 			if n != len(name) || n == 0 {
-				return errors.New("Invalid collation character")
+				return reError("Invalid collation character")
 			}
 			if err := t.bracketChar(&b, r, &prev); err != nil {
 				return err
@@ -530,7 +536,7 @@ func (t *reTranslator) bracketChar(b *strings.Builder, r rune, prev *rune) error
 			kind := t.pat[t.i+1]
 			end := strings.Index(t.pat[t.i+2:], string(kind)+"]")
 			if end < 0 {
-				return errors.New("Unmatched [, [^, [:, [., or [=")
+				return reError("Unmatched [, [^, [:, [., or [=")
 			}
 			hi, _ = utf8.DecodeRuneInString(t.pat[t.i+2:])
 			n = 2 + end + 2
@@ -539,7 +545,7 @@ func (t *reTranslator) bracketChar(b *strings.Builder, r rune, prev *rune) error
 		}
 		t.i += n
 		if hi < *prev {
-			return errors.New("Invalid range end")
+			return reError("Invalid range end")
 		}
 		b.WriteByte('-')
 		b.WriteString(classChar(hi))

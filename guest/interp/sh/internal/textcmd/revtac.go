@@ -24,7 +24,7 @@ func rev(e *proc.Env, args []string) int {
 	for _, name := range operands {
 		rc, err := e.Open(name)
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "rev: cannot open %s: %s\n", name, proc.ErrorText(err))
 			status = 1
 			continue
@@ -39,9 +39,9 @@ func rev(e *proc.Env, args []string) int {
 				buf = append(buf, line[len(line)-n:]...)
 				line = line[:len(line)-n]
 			}
-			out.Write(buf)
+			_, _ = out.Write(buf)
 			if lr.hasSep {
-				out.WriteByte('\n')
+				_ = out.WriteByte('\n')
 			}
 		}
 		rc.Close()
@@ -90,7 +90,7 @@ func tac(e *proc.Env, args []string) int {
 	for _, name := range operands {
 		rc, err := e.Open(name)
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "tac: failed to open %s for reading: %s\n", quoteAlways(name), proc.ErrorText(err))
 			status = 1
 			continue
@@ -98,7 +98,7 @@ func tac(e *proc.Env, args []string) int {
 		data, err := io.ReadAll(rc)
 		rc.Close()
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "tac: %s: read error: %s\n", quoteName(name), proc.ErrorText(err))
 			status = 1
 			continue
@@ -129,7 +129,7 @@ func tac(e *proc.Env, args []string) int {
 			data = data[i+len(sep):]
 		}
 		for i := len(records) - 1; i >= 0 && !out.failed(); i-- {
-			out.Write(records[i])
+			_, _ = out.Write(records[i])
 		}
 	}
 	if out.flush() != nil {

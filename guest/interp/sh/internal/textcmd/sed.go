@@ -1,6 +1,7 @@
 package textcmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,12 +80,12 @@ type sedFile struct {
 
 func (f *sedFile) write(s string, sep byte, nl bool) {
 	if f.missingNL {
-		f.w.Write([]byte{sep})
+		_, _ = f.w.Write([]byte{sep})
 		f.missingNL = false
 	}
-	io.WriteString(f.w, s)
+	_, _ = io.WriteString(f.w, s)
 	if nl {
-		f.w.Write([]byte{sep})
+		_, _ = f.w.Write([]byte{sep})
 	} else {
 		f.missingNL = true
 	}
@@ -93,10 +94,10 @@ func (f *sedFile) write(s string, sep byte, nl bool) {
 // writeRaw writes text (a, i, c text, r file contents) as is.
 func (f *sedFile) writeRaw(s string, sep byte) {
 	if f.missingNL {
-		f.w.Write([]byte{sep})
+		_, _ = f.w.Write([]byte{sep})
 		f.missingNL = false
 	}
-	io.WriteString(f.w, s)
+	_, _ = io.WriteString(f.w, s)
 }
 
 func sed(e *proc.Env, args []string) int {
@@ -178,7 +179,7 @@ func sed(e *proc.Env, args []string) int {
 	defer r.closeFiles()
 	if err := p.parse(); err != nil {
 		fmt.Fprintf(e.Stderr, "sed: %v\n", err)
-		if pe, ok := err.(*sedParseError); ok && pe.panic {
+		if pe, ok := errors.AsType[*sedParseError](err); ok && pe.panic {
 			return 4
 		}
 		return 1
@@ -209,25 +210,25 @@ func sed(e *proc.Env, args []string) int {
 
 // sedRun is one execution of a sed script.
 type sedRun struct {
-	e                                    *proc.Env
-	cmds                                 []*sedCmd
-	quiet, ere, separate, inPlace, zero  bool
-	suffix                               string
-	lineLen                              int
-	sep                                  byte
-	in                                   *sedInput
-	stdout, cur                          *sedFile
-	files                                map[string]*sedFile
-	readers                              map[string]*lineReader
-	ps, hs                               string
-	nl                                   bool // the pattern space's line had its newline
-	appendQ                              []appendItem
-	replaced                             bool
-	lastRE                               *regexp.Regexp
-	quit                                 bool
-	status                               int
-	inPlaceTmp                           *os.File
-	inPlaceName, inPlacePath, inPlaceErr string
+	e                                   *proc.Env
+	cmds                                []*sedCmd
+	quiet, ere, separate, inPlace, zero bool
+	suffix                              string
+	lineLen                             int
+	sep                                 byte
+	in                                  *sedInput
+	stdout, cur                         *sedFile
+	files                               map[string]*sedFile
+	readers                             map[string]*lineReader
+	ps, hs                              string
+	nl                                  bool // the pattern space's line had its newline
+	appendQ                             []appendItem
+	replaced                            bool
+	lastRE                              *regexp.Regexp
+	quit                                bool
+	status                              int
+	inPlaceTmp                          *os.File
+	inPlaceName, inPlacePath            string
 }
 
 // appendItem is queued output for the end of the cycle: a, r and R.
@@ -253,10 +254,10 @@ func (r *sedRun) openW(name string) (*sedFile, error) {
 }
 
 func (r *sedRun) closeFiles() {
-	r.stdout.out.flush()
+	_ = r.stdout.out.flush()
 	for _, f := range r.files {
 		if f.out != nil {
-			f.out.flush()
+			_ = f.out.flush()
 		}
 		if f.f != nil {
 			f.f.Close()
@@ -307,7 +308,7 @@ func (r *sedRun) startFile(name string) {
 		return
 	}
 	if info, err := os.Stat(p); err == nil {
-		tmp.Chmod(info.Mode().Perm())
+		_ = tmp.Chmod(info.Mode().Perm())
 	}
 	r.inPlaceTmp, r.inPlaceName, r.inPlacePath = tmp, name, p
 	out := newOutput(tmp)
@@ -322,9 +323,16 @@ func (r *sedRun) finishFile() {
 	}
 	tmp := r.inPlaceTmp
 	r.inPlaceTmp = nil
-	r.cur.out.flush()
+	err := r.cur.out.flush()
 	tmp.Close()
 	r.cur = r.stdout
+	if err != nil {
+		// A short file must not replace the original.
+		fmt.Fprintf(r.e.Stderr, "sed: couldn't flush %s: %s\n", tmp.Name(), proc.ErrorText(err))
+		_ = os.Remove(tmp.Name())
+		r.status = 4
+		return
+	}
 	if r.suffix != "" {
 		backup := r.suffix
 		if strings.Contains(backup, "*") {
@@ -337,11 +345,16 @@ func (r *sedRun) finishFile() {
 		} else {
 			backup = r.inPlacePath + backup
 		}
-		os.Rename(r.inPlacePath, backup)
+		if err := os.Rename(r.inPlacePath, backup); err != nil {
+			fmt.Fprintf(r.e.Stderr, "sed: cannot rename %s: %s\n", r.inPlacePath, proc.ErrorText(err))
+			_ = os.Remove(tmp.Name())
+			r.status = 4
+			return
+		}
 	}
 	if err := os.Rename(tmp.Name(), r.inPlacePath); err != nil {
 		fmt.Fprintf(r.e.Stderr, "sed: cannot rename %s: %s\n", tmp.Name(), proc.ErrorText(err))
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name())
 		r.status = 4
 	}
 }

@@ -2,6 +2,7 @@ package textcmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -215,8 +216,8 @@ func sortCmd(e *proc.Env, args []string) int {
 	}
 	out := newOutput(w)
 	for _, l := range lines {
-		out.Write(l)
-		out.WriteByte(sep)
+		_, _ = out.Write(l)
+		_ = out.WriteByte(sep)
 	}
 	if out.flush() != nil {
 		return 2
@@ -607,8 +608,7 @@ func parseFloatPrefix(a []byte) (float64, bool) {
 }
 
 func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
+	return errors.Is(err, strconv.ErrRange)
 }
 
 // monthOf returns 1-12 for a key starting with a month name, else 0.

@@ -9,6 +9,7 @@ package textcmd
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"strings"
 
@@ -108,11 +109,11 @@ func (lr *lineReader) next() bool {
 	lr.buf = lr.buf[:0]
 	for {
 		chunk, err := lr.r.ReadSlice(lr.sep)
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			lr.buf = append(lr.buf, chunk...)
 			continue
 		}
-		if err != nil && err != io.EOF {
+		if err != nil && !errors.Is(err, io.EOF) {
 			lr.err = err
 		}
 		if len(lr.buf) > 0 {

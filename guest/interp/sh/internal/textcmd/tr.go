@@ -135,13 +135,13 @@ func tr(e *proc.Env, args []string) int {
 				continue
 			}
 			last = int(c)
-			out.WriteByte(c)
+			_ = out.WriteByte(c)
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "tr: read error: %s\n", proc.ErrorText(rerr))
 			return 1
 		}

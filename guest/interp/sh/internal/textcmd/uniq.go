@@ -146,8 +146,8 @@ func uniq(e *proc.Env, args []string) int {
 		if count {
 			fmt.Fprintf(out, "%7d ", n)
 		}
-		out.Write(prev)
-		out.WriteByte(sep)
+		_, _ = out.Write(prev)
+		_ = out.WriteByte(sep)
 	}
 	lr := newLineReader(rc, sep)
 	for lr.next() && !e.Cancelled() && !out.failed() {
@@ -157,14 +157,14 @@ func uniq(e *proc.Env, args []string) int {
 			if allRepeated && !unique {
 				if n == 2 {
 					if delimit == "prepend" || delimit == "separate" && groups > 0 {
-						out.WriteByte(sep)
+						_ = out.WriteByte(sep)
 					}
 					groups++
-					out.Write(prev)
-					out.WriteByte(sep)
+					_, _ = out.Write(prev)
+					_ = out.WriteByte(sep)
 				}
-				out.Write(line)
-				out.WriteByte(sep)
+				_, _ = out.Write(line)
+				_ = out.WriteByte(sep)
 			}
 			continue
 		}

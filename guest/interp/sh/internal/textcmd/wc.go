@@ -2,6 +2,7 @@ package textcmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -76,7 +77,7 @@ func wc(e *proc.Env, args []string) int {
 		if name != "" {
 			line += " " + name
 		}
-		out.WriteString(line + "\n")
+		_, _ = out.WriteString(line + "\n")
 	}
 	status := 0
 	var total wcCounts
@@ -89,7 +90,7 @@ func wc(e *proc.Env, args []string) int {
 		if name != "" && name != "-" {
 			f, err := os.Open(e.Path(name))
 			if err != nil {
-				out.flush()
+				_ = out.flush()
 				fmt.Fprintf(e.Stderr, "wc: %s: %s\n", quoteName(name), proc.ErrorText(err))
 				status = 1
 				continue
@@ -101,7 +102,7 @@ func wc(e *proc.Env, args []string) int {
 			file.Close()
 		}
 		if err != nil {
-			out.flush()
+			_ = out.flush()
 			fmt.Fprintf(e.Stderr, "wc: %s: %s\n", quoteName(name), proc.ErrorText(err))
 			status = 1
 		}
@@ -175,7 +176,7 @@ func wcCount(r io.Reader, decode bool) (wcCounts, error) {
 					c.lines++
 				}
 			}
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return c, nil
 			}
 			if err != nil {
@@ -187,7 +188,7 @@ func wcCount(r io.Reader, decode bool) (wcCounts, error) {
 	var col int64
 	for {
 		ch, size, err := br.ReadRune()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
