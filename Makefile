@@ -81,11 +81,16 @@ python: ## Build CPython for WASI from Debian's python3.11 source into the inter
 	fi
 
 .PHONY: js
-js: ## Build the JavaScript interpreter guest (goja, GOOS=wasip1) into the interpreters cache (unless current).
+js: ## Build the JavaScript interpreter guests (goja, GOOS=wasip1; js-ts with esbuild) into the interpreters cache (unless current).
 	$(GO) run ./cmd/skillrun interpreters install js --dir $(INTERPRETERS)
+	$(GO) run ./cmd/skillrun interpreters install js-ts --dir $(INTERPRETERS)
+
+.PHONY: sh
+sh: ## Build the sandboxed shell guest (mvdan.cc/sh and the built-in commands, GOOS=wasip1) into the interpreters cache (unless current).
+	$(GO) run ./cmd/skillrun interpreters install sh --dir $(INTERPRETERS)
 
 .PHONY: interpreters
-interpreters: python js ## Build or restore both interpreters.
+interpreters: python js sh ## Build or restore the interpreters.
 
 .PHONY: examples
 examples: deps ## Build the example skills' Wasm modules

@@ -73,6 +73,9 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	if find == nil {
 		find = InstalledInterpreters("")
 	}
+	if lang == interp.JS && execNeedsTS(req) {
+		lang = interp.JSTS
+	}
 	in, err := find(ctx, lang)
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeUnavailable, "exec: %s: %v", prog, err)
@@ -193,6 +196,24 @@ func scriptArgsAbs(lang, dir string, args []string) []string {
 		}
 	}
 	return out
+}
+
+// execNeedsTS reports whether node's script (its first argument) is
+// TypeScript or an ES module by its name: only the esbuild guest runs
+// those. (A .js file with import statements started by node from a
+// shell is told apart by the guest's message, which says to rename it.)
+func execNeedsTS(req *abi.ExecRequest) bool {
+	for _, a := range req.Args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch strings.ToLower(path.Ext(a)) {
+		case ".ts", ".mts", ".cts", ".mjs":
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // tmpSeq numbers the output files of exec.

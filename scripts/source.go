@@ -118,6 +118,9 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 	if err := checkSourceFile(skillDir, sc.Source); err != nil {
 		return nil, fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
 	}
+	if lang == interp.JS && isESModule(skillDir, sc.Source) {
+		lang = interp.JSTS // an ES module: the guest with esbuild rewrites it to CommonJS
+	}
 	find := sr.Interpreters
 	if find == nil {
 		find = r.interpreters
@@ -182,7 +185,7 @@ func sourceLanguage(sc *skills.Script) (string, error) {
 	case skills.LangJS:
 		return interp.JS, nil
 	case skills.LangTypeScript:
-		return interp.JS, nil // the JS guest strips the types (esbuild)
+		return interp.JSTS, nil // the JS guest with esbuild strips the types
 	case skills.LangShell:
 		return interp.Shell, nil
 	}
@@ -190,6 +193,27 @@ func sourceLanguage(sc *skills.Script) (string, error) {
 		return lang, nil
 	}
 	return "", fmt.Errorf("source %s: skillrun runs source scripts in Python (.py) and JavaScript (.js); compile other languages to a WASI module (module = ...)", sc.Source)
+}
+
+// isESModule reports whether the JavaScript file of the skill is an ES
+// module: named .mjs, or with a top-level import or export in its first
+// 256 KiB (read through os.Root).
+func isESModule(skillDir, file string) bool {
+	if strings.EqualFold(path.Ext(file), ".mjs") {
+		return true
+	}
+	root, err := os.OpenRoot(skillDir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(file))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 256<<10))
+	return interp.IsESModule(b)
 }
 
 // skillGuestPath is where a script sees its skill folder.

@@ -50,7 +50,11 @@ func interpreters(t testing.TB, language string) InterpreterFunc {
 	require.NoError(t, err)
 	switch language {
 	case interp.JS:
-		jsOnce.Do(func() { _, jsErr = interp.Ensure(context.Background(), dir, interp.JS, nil) })
+		jsOnce.Do(func() {
+			if _, jsErr = interp.Ensure(context.Background(), dir, interp.JS, nil); jsErr == nil {
+				_, jsErr = interp.Ensure(context.Background(), dir, interp.JSTS, nil)
+			}
+		})
 		if jsErr != nil {
 			t.Fatal(jsErr)
 		}

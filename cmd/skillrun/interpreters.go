@@ -28,6 +28,7 @@ interpreters in its cache folder (<user cache dir>/skillrun/interpreters):
           dpkg-dev and python3.11), or copied from a prebuilt one (--from)
   js      skillrun's JavaScript interpreter (goja, pure Go), built with the
           go command on first use
+  js-ts   the same with esbuild, for TypeScript and ES module scripts
   sh      skillrun's sandboxed shell (mvdan.cc/sh with built-in commands,
           pure Go), built with the go command on first use`,
 	}
@@ -49,7 +50,7 @@ func interpretersDir(dir string) (string, error) {
 func newInterpretersInstallCmd() *cobra.Command {
 	var dir, from, work, source string
 	cmd := &cobra.Command{
-		Use:   "install python|js|sh",
+		Use:   "install python|js|js-ts|sh",
 		Short: "Build (or copy) an interpreter into skillrun's cache folder",
 		Example: `  skillrun interpreters install python
   skillrun interpreters install python --from /tmp/python-wasi   # holds python.wasm and lib/python3.11/
@@ -74,13 +75,13 @@ func newInterpretersInstallCmd() *cobra.Command {
 				} else {
 					in, err = interp.BuildPython(ctx, d, opts)
 				}
-			case interp.JS, interp.Shell:
+			case interp.JS, interp.JSTS, interp.Shell:
 				if from != "" || work != "" {
 					return usageErr("--from and --work are for python; %s is built from source (--source DIR)", args[0])
 				}
 				in, err = interp.Ensure(ctx, d, args[0], opts)
 			default:
-				return usageErr("no interpreter %q; skillrun has python, js and sh", args[0])
+				return usageErr("no interpreter %q; skillrun has python, js, js-ts and sh", args[0])
 			}
 			if err != nil {
 				return &exitError{code: 1, err: err}
@@ -125,7 +126,7 @@ func listInterpreters(w io.Writer, dir string, asJSON bool) error {
 		Status   string `json:"status"`
 	}
 	var rows []row
-	for _, lang := range []string{interp.JS, interp.Python, interp.Shell} {
+	for _, lang := range []string{interp.JS, interp.JSTS, interp.Python, interp.Shell} {
 		in, err := interp.Find(dir, lang)
 		switch {
 		case err == nil:

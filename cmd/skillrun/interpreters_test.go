@@ -24,7 +24,7 @@ func TestInterpreterScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lang := range []string{interp.JS, interp.Shell} {
+	for _, lang := range []string{interp.JS, interp.JSTS, interp.Shell} {
 		if _, err := interp.Ensure(context.Background(), dir, lang, nil); err != nil {
 			t.Fatal(err)
 		}

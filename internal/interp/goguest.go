@@ -20,6 +20,7 @@ type goGuest struct {
 	pkg  string // its package, relative to the source root
 	wasm string // the module's file name
 	what string // for messages
+	tags string // go build -tags
 	// patch prepares the build in work and returns extra go build
 	// arguments (the shell's -modfile, see shell.go); nil for none.
 	patch func(ctx context.Context, src, work string) ([]string, error)
@@ -27,11 +28,12 @@ type goGuest struct {
 
 var goGuests = map[string]goGuest{
 	JS:    {pkg: "guest/interp/js", wasm: "js.wasm", what: "the JavaScript interpreter"},
+	JSTS:  {pkg: "guest/interp/js", wasm: "jsts.wasm", what: "the JavaScript interpreter with TypeScript", tags: "esbuild"},
 	Shell: {pkg: "guest/interp/sh", wasm: "sh.wasm", what: "the sandboxed shell", patch: patchShellBuild},
 }
 
 // IsGoGuest reports whether language's interpreter is built from Go
-// source with [Ensure] (js, sh) rather than installed (python).
+// source with [Ensure] (js, js-ts, sh) rather than installed (python).
 func IsGoGuest(language string) bool {
 	_, ok := goGuests[language]
 	return ok
@@ -61,6 +63,9 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 		return installed, nil
 	}
 	hash, err := goSourceHash(src, g.pkg)
+	if err == nil && g.tags != "" {
+		hash += "+" + g.tags
+	}
 	if err != nil {
 		return nil, fmt.Errorf("source of %s in %s: %w", g.what, src, err)
 	}
@@ -81,6 +86,9 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
 	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, g.wasm)}
+	if g.tags != "" {
+		args = append(args, "-tags", g.tags)
+	}
 	if g.patch != nil {
 		work := filepath.Join(tmp, "work")
 		extra, err := g.patch(ctx, src, work)

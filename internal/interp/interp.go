@@ -13,6 +13,7 @@
 //	<dir>/js/js.wasm                     the JavaScript guest
 //	<dir>/js/VERSION                     the hash of the source it was built from
 //	<dir>/sh/sh.wasm                     the shell (and sh/VERSION, as js's)
+//	<dir>/js-ts/jsts.wasm                the JavaScript guest with esbuild (TypeScript, ES modules)
 //
 // The functions here are safe for concurrent use by one process; two
 // processes installing the same interpreter at once each build it, and
@@ -29,6 +30,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -38,6 +40,10 @@ const (
 	Python = "python"
 	JS     = "js"
 	Shell  = "sh"
+	// JSTS is the JavaScript interpreter built with esbuild, which runs
+	// TypeScript and ES modules: larger and slower to start than JS, so
+	// it runs only the scripts that need it.
+	JSTS = "js-ts"
 )
 
 // PythonVersion is the CPython series skillrun builds and expects.
@@ -96,19 +102,30 @@ type Interpreter struct {
 }
 
 // Language returns the language of a source script by its file name:
-// Python for .py, JS for .js, .cjs, .mjs and TypeScript (.ts, .mts, .cts:
-// the JS guest strips the types), Shell for .sh and .bash.
+// Python for .py, JS for .js, .cjs and .mjs, JSTS for TypeScript (.ts,
+// .mts, .cts), Shell for .sh and .bash.
 func Language(file string) (string, bool) {
 	switch strings.ToLower(path.Ext(file)) {
 	case ".py":
 		return Python, true
-	case ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts":
+	case ".js", ".cjs", ".mjs":
 		return JS, true
+	case ".ts", ".mts", ".cts":
+		return JSTS, true
 	case ".sh", ".bash":
 		return Shell, true
 	}
 	return "", false
 }
+
+// esmSyntax finds a top-level import or export statement (the same
+// pattern the JS guest uses).
+var esmSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|import\s*$|export\s+(default|const|let|var|function|class|async|\{|\*))`)
+
+// IsESModule reports whether JavaScript source is an ES module (a
+// top-level import or export): such a script runs under [JSTS], whose
+// esbuild rewrites it to the CommonJS goja runs.
+func IsESModule(code []byte) bool { return esmSyntax.Match(code) }
 
 // DefaultDir is <os.UserCacheDir()>/skillrun/interpreters.
 func DefaultDir() (string, error) {
@@ -130,7 +147,7 @@ func InstallHint(language string) string {
 // matching [ErrNotInstalled] that says how to install it.
 func Find(dir, language string) (*Interpreter, error) {
 	switch language {
-	case Python, JS, Shell:
+	case Python, JS, Shell, JSTS:
 		// An install killed between its two renames left the previous
 		// interpreter aside: put it back before looking.
 		d := pythonDir(dir)
@@ -167,7 +184,7 @@ func Find(dir, language string) (*Interpreter, error) {
 				"_PYTHON_SYSCONFIGDATA_NAME=" + sysconfigDataName,
 			},
 		}, nil
-	case JS, Shell:
+	case JS, Shell, JSTS:
 		g := goGuests[language]
 		d := filepath.Join(dir, language)
 		if err := hasFiles(filepath.Join(d, g.wasm)); err != nil {
@@ -175,13 +192,13 @@ func Find(dir, language string) (*Interpreter, error) {
 		}
 		return &Interpreter{Language: language, Version: readVersion(d), Dir: d, Module: filepath.Join(d, g.wasm)}, nil
 	}
-	return nil, fmt.Errorf("no interpreter for language %q (skillrun has %s, %s and %s)", language, Python, JS, Shell)
+	return nil, fmt.Errorf("no interpreter for language %q (skillrun has %s, %s, %s and %s)", language, Python, JS, JSTS, Shell)
 }
 
 // List returns the interpreters installed in dir, sorted by language.
 func List(dir string) []*Interpreter {
 	var list []*Interpreter
-	for _, l := range []string{JS, Python, Shell} {
+	for _, l := range []string{JS, JSTS, Python, Shell} {
 		if in, err := Find(dir, l); err == nil {
 			list = append(list, in)
 		}

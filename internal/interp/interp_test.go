@@ -162,7 +162,7 @@ func TestFindUnknownLanguage(t *testing.T) {
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrNotInstalled)
 	assert.Contains(t, err.Error(), `"ruby"`)
-	assert.Contains(t, err.Error(), "python, js and sh")
+	assert.Contains(t, err.Error(), "python, js, js-ts and sh")
 }
 
 func TestFindPython(t *testing.T) {

@@ -1,3 +1,5 @@
+//go:build esbuild
+
 package main
 
 import (
@@ -13,7 +15,10 @@ import (
 // written as ES module, which goja (CommonJS only) cannot load as it is.
 var esmSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|import\s*$|export\s+(default|const|let|var|function|class|async|\{|\*))`)
 
-// toCommonJS returns the code of file as CommonJS that goja runs:
+// toCommonJS returns the code of file as CommonJS that goja runs (in the
+// build with the esbuild tag, jsts.wasm, which skillrun runs for
+// TypeScript and ES module scripts; js.wasm, without esbuild, starts
+// faster and smaller):
 // TypeScript (.ts, .mts, .cts) with its types stripped, and ES modules
 // (import/export) rewritten to require and exports, both by esbuild's
 // transform, inside the sandbox like everything the guest does. Plain

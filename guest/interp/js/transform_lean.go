@@ -1,0 +1,29 @@
+//go:build !esbuild
+
+package main
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// esmSyntax finds a top-level import or export statement.
+var esmSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|import\s*$|export\s+(default|const|let|var|function|class|async|\{|\*))`)
+
+// toCommonJS of the lean build (js.wasm, without esbuild) runs CommonJS
+// as it is and says what to do with TypeScript or an ES module, which
+// only the esbuild build (jsts.wasm) transforms: skillrun picks that one
+// when the script itself is TypeScript or an ES module, so this is a
+// CommonJS script requiring one.
+func toCommonJS(file, code string) (string, error) {
+	switch strings.ToLower(path.Ext(file)) {
+	case ".ts", ".mts", ".cts":
+		return "", fmt.Errorf("%s is TypeScript, required from a CommonJS script: skillrun transforms TypeScript when the script it runs is TypeScript or an ES module (rename the entry to .ts or .mjs)", file)
+	}
+	if esmSyntax.MatchString(code) {
+		return "", fmt.Errorf("%s is an ES module (import/export), required from a CommonJS script: skillrun transforms ES modules when the script it runs is one (rename the entry to .mjs)", file)
+	}
+	return code, nil
+}
