@@ -155,7 +155,7 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	if x.s != shellSkill {
 		skillDir = filepathDir(x.s.Location)
 	}
-	env := interpreterEnv(lang, skillDir, granted, in.Env)
+	env := interpreterEnv(lang, skillDir, granted, in.Env, mounts)
 	args := append(append([]string{}, in.Args...), scriptArgsAbs(lang, req.Dir, req.Args[1:])...)
 	r, err := runCompiled(ctx, m, x.s, prog, &skills.Script{}, x.eff, &run,
 		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot}, "; started by exec")

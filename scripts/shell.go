@@ -78,6 +78,11 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 		}
 		skillMounts = append(skillMounts, sandbox.Mount{HostDir: dir, GuestPath: SkillsGuestPath + "/" + s.Name})
 		protected = append(protected, dir)
+		site, err := pinnedSite(dir, sitePackagesGuestPath+"/"+s.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: skill %s: %w", ErrNotRunnable, s.Name, err)
+		}
+		skillMounts = append(skillMounts, site...)
 	}
 	find := sr.Interpreters
 	if find == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/internal/pydeps"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -150,6 +152,14 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 		}
 	}
 	all = append(all, in.Mounts...)
+	if lang == interp.Python || lang == interp.Shell {
+		// The pure-Python packages `skillrun deps` fetched for the skill.
+		site, err := pinnedSite(skillDir, sitePackagesGuestPath)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
+		}
+		all = append(all, site...)
+	}
 	// The interpreter's own files are code every source script runs.
 	protected = append(protected, filepath.Dir(in.Module))
 	for _, mt := range in.Mounts {
@@ -161,7 +171,7 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	defer removeTmp()
-	env := interpreterEnv(lang, skillDir, granted, in.Env)
+	env := interpreterEnv(lang, skillDir, granted, in.Env, all)
 	if lang == interp.Shell {
 		// The shell starts python3 and node as runs in this sandbox.
 		own := *sr
@@ -216,21 +226,51 @@ func isESModule(skillDir, file string) bool {
 	return interp.IsESModule(b)
 }
 
+// sitePackagesGuestPath is where a run sees the pure-Python packages
+// `skillrun deps` fetched for its skill (read-only, on PYTHONPATH); a
+// shell sees those of each skill it mounts below it, by skill name.
+const sitePackagesGuestPath = "/skillrun/site-packages"
+
+// pinnedSite returns the mount of the site `skillrun deps` pinned for the
+// skill at skillDir, at guest path at; none without a pin. A pin whose
+// site is broken is an error saying to run deps again.
+func pinnedSite(skillDir, at string) ([]sandbox.Mount, error) {
+	pin, err := pydeps.LoadPin("", skillDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []sandbox.Mount{{HostDir: pin.SiteDir, GuestPath: at}}, nil
+}
+
 // skillGuestPath is where a script sees its skill folder.
 const skillGuestPath = "/skill"
 
 // interpreterEnv is the granted environment with the interpreter's own
 // variables, which the granted ones cannot override. Python gets the
 // skill's lib/ folder (vendored pure-Python packages) on its path.
-func interpreterEnv(lang, skillDir string, granted, own []string) []string {
+func interpreterEnv(lang, skillDir string, granted, own []string, mounts []sandbox.Mount) []string {
 	ownKeys := map[string]bool{}
 	for _, kv := range own {
 		k, _, _ := strings.Cut(kv, "=")
 		ownKeys[k] = true
 	}
 	if lang == interp.Python {
-		if fi, err := os.Stat(filepath.Join(skillDir, "lib")); err == nil && fi.IsDir() {
-			own = append(own, "PYTHONPATH="+skillGuestPath+"/lib")
+		var paths []string
+		if skillDir != "" {
+			if fi, err := os.Stat(filepath.Join(skillDir, "lib")); err == nil && fi.IsDir() {
+				paths = append(paths, skillGuestPath+"/lib")
+			}
+		}
+		for _, m := range mounts {
+			if m.GuestPath == sitePackagesGuestPath || strings.HasPrefix(m.GuestPath, sitePackagesGuestPath+"/") {
+				paths = append(paths, m.GuestPath)
+			}
+		}
+		if len(paths) > 0 {
+			own = append(own, "PYTHONPATH="+strings.Join(paths, ":"))
 		}
 		ownKeys["PYTHONPATH"] = true
 		for _, k := range []string{"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONEXECUTABLE"} {

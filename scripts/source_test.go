@@ -196,7 +196,7 @@ func TestSourceSandboxRefusals(t *testing.T) {
 		{"numpy", interp.Python, "scripts/x.py", "import numpy as np\nprint(np.zeros(3))\n",
 			[]string{"No module named 'numpy'", "compiled extension module", "WebAssembly sandbox"}},
 		{"unknown package", interp.Python, "scripts/x.py", "import requests\n",
-			[]string{"No module named 'requests'", "vendor 'requests' there if it is pure Python"}},
+			[]string{"No module named 'requests'", "run `skillrun deps` on the skill to fetch 'requests'"}},
 		{"subprocess", interp.Python, "scripts/x.py", "import subprocess\nsubprocess.run(['ls', '-l'])\n",
 			[]string{"subprocess.run(['ls', '-l']) is not available", "no subprocesses"}},
 		{"os.system", interp.Python, "scripts/x.py", "import os\nos.system('id')\n",

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/internal/pydeps"
 )
 
 // communityDir holds real published skills with scripts, their inputs and
@@ -32,11 +33,34 @@ type communityCase struct {
 	args                                       []string
 }
 
-// supportedKinds are the kinds of case skillrun runs today: Python with
-// the standard library and JavaScript. Shell scripts need the sandboxed
-// shell and "purepkg" cases `skillrun deps`, which are still to come;
-// their cases run and are reported, but not required to match.
-var supportedKinds = map[string]bool{"stdlib": true, "js": true}
+// supportedKinds are the kinds of case skillrun runs: Python with the
+// standard library, with pure-Python packages (after `skillrun deps`),
+// JavaScript and shell. Every case of a supported kind must match.
+var supportedKinds = map[string]bool{"stdlib": true, "js": true, "shell": true, "purepkg": true}
+
+var communityWheelsDir = struct {
+	once sync.Once
+	dir  string
+	err  error
+}{}
+
+// communityWheels builds, once, the wheels the purepkg cases need from
+// Debian's pure-Python packages (.ci/run installs them).
+func communityWheels(t *testing.T) string {
+	communityWheelsDir.once.Do(func() {
+		dir, err := os.MkdirTemp("", "skillrun-community-wheels-")
+		if err != nil {
+			communityWheelsDir.err = err
+			return
+		}
+		communityWheelsDir.dir = dir
+		_, communityWheelsDir.err = pydeps.DebianWheels(dir, "PyYAML", "pypdf", "openpyxl", "et-xmlfile", "defusedxml")
+	})
+	if communityWheelsDir.err != nil {
+		t.Fatalf("wheels for the purepkg cases from Debian's python3-* packages: %v", communityWheelsDir.err)
+	}
+	return communityWheelsDir.dir
+}
 
 // TestCommunityCases runs every case of the community set under
 // `skillrun run SKILL:FILE -A` and compares it with the native run: exit
@@ -51,6 +75,11 @@ func TestCommunityCases(t *testing.T) {
 		t.Skipf("no community cases at %s (the shared folder beside the repository)", communityDir)
 	}
 	needPython(t)
+	t.Cleanup(func() {
+		if communityWheelsDir.dir != "" {
+			_ = os.RemoveAll(communityWheelsDir.dir)
+		}
+	})
 	cases := readCommunityCases(t)
 	var mu sync.Mutex
 	passed, total := map[string]int{}, map[string]int{}
@@ -131,6 +160,16 @@ func runCommunityCase(t *testing.T, c communityCase) []string {
 		stdin = bytes.NewReader(b)
 	}
 	var stdout, stderr bytes.Buffer
+	if c.kind == "purepkg" {
+		// The packages, as a user gets them: skillrun deps, here from
+		// wheels built from Debian's pure-Python packages (no network).
+		wheels := communityWheels(t)
+		if code := run([]string{"deps", filepath.Join(communityDir, c.skillDir), "--find-links", wheels, "--index-url", "none"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			return []string{fmt.Sprintf("skillrun deps: exit %d: %s", code, tail(stderr.String()))}
+		}
+		stdout.Reset()
+		stderr.Reset()
+	}
 	args := append([]string{"run", filepath.Join(communityDir, c.skillDir) + ":" + c.script, "--workspace", ws, "-A", "--"}, c.args...)
 	code := run(args, stdin, &stdout, &stderr)
 

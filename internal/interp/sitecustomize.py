@@ -51,7 +51,8 @@ class _Unavailable:
                    "vendors under lib/)" % (name, _WHY))
         elif path is None:
             msg = ("No module named %r: %s with the standard library and the pure-Python packages the "
-                   "skill vendors under lib/ on the import path; vendor %r there if it is pure Python"
+                   "skill vendors under lib/ or `skillrun deps SKILL` fetched; run `skillrun deps` on the "
+                   "skill to fetch %r if it is a pure-Python package (or vendor it under lib/)"
                    % (name, _WHY, top))
         else:
             return None
