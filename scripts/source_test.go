@@ -207,6 +207,8 @@ func TestSourceSandboxRefusals(t *testing.T) {
 			[]string{`require("child_process") is not available`, "no subprocesses"}},
 		{"https", interp.JS, "scripts/x.js", "require('https').get('https://example.com')\n",
 			[]string{`require("https") is not available`, "fetch()"}},
+		{"errno numbers as Linux's", interp.Python, "scripts/x.py", "open('missing.txt')\n",
+			[]string{"FileNotFoundError: [Errno 2] No such file or directory: 'missing.txt'"}},
 		{"typescript syntax error", interp.JS, "scripts/x.ts", "const x: = 1\n",
 			[]string{"SyntaxError", "/skill/scripts/x.ts:1:"}},
 	}

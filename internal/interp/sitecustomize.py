@@ -176,3 +176,43 @@ class _LazyPatch:
 
 sys.meta_path.insert(0, _LazyPatch)
 del _name
+
+
+# Errno numbers: CPython for WASI uses WASI's (ENOENT is 44, EACCES 2),
+# so an uncaught OSError would print "[Errno 44] No such file or
+# directory" where a native run prints "[Errno 2]". The errno module and
+# e.errno keep WASI's values (comparisons with errno.ENOENT still hold);
+# the traceback of an uncaught error shows Linux's numbers, as users and
+# published scripts' expected output know them.
+_WASI_TO_LINUX_ERRNO = {
+    1: 7, 2: 13, 6: 11, 8: 9, 10: 16, 16: 17, 20: 17, 28: 22, 29: 5,
+    31: 21, 32: 40, 33: 24, 37: 36, 44: 2, 51: 28, 52: 38, 54: 20,
+    55: 39, 58: 95, 63: 1, 64: 32, 69: 30, 70: 29, 73: 110, 75: 18,
+}
+
+
+def _linux_errnos(text, exc):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in _WASI_TO_LINUX_ERRNO:
+            text = text.replace("[Errno %d] " % exc.errno,
+                                "[Errno %d] " % _WASI_TO_LINUX_ERRNO[exc.errno])
+        exc = exc.__cause__ or exc.__context__
+    return text
+
+
+def _excepthook(etype, value, tb, _orig=sys.excepthook):
+    if not isinstance(value, OSError) and not isinstance(value.__context__, OSError) \
+            and not isinstance(value.__cause__, OSError):
+        return _orig(etype, value, tb)
+    import traceback
+    text = "".join(traceback.format_exception(etype, value, tb))
+    try:
+        sys.stderr.write(_linux_errnos(text, value))
+        sys.stderr.flush()
+    except Exception:
+        _orig(etype, value, tb)
+
+
+sys.excepthook = _excepthook
