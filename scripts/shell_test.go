@@ -116,3 +116,18 @@ func TestShellAttackEscape(t *testing.T) {
 	require.True(t, strings.HasSuffix(out, "no-link\ntmp\nworkspace\n"), "ls / lists only the mounts: %q", out)
 	require.NoFileExists(t, filepath.Join(dir, "passwd"))
 }
+
+// TestTmpName: the exec host function takes a stdin file only directly
+// in the caller's /tmp, so a guest cannot name any other host file.
+func TestTmpName(t *testing.T) {
+	for _, p := range []string{"/tmp/in", "/tmp/./in", "/tmp/.exec-in-123"} {
+		if _, err := tmpName(p); err != nil {
+			t.Errorf("tmpName(%q): %v", p, err)
+		}
+	}
+	for _, p := range []string{"/etc/passwd", "/tmp/../etc/passwd", "/tmp", "/tmp/", "/tmp/a/b", "tmp/in", "/tmp/..", "/workspace/in", ""} {
+		if n, err := tmpName(p); err == nil {
+			t.Errorf("tmpName(%q) = %q; want a refusal", p, n)
+		}
+	}
+}
