@@ -53,7 +53,12 @@ FUZZ_TARGETS := \
 	internal/abi:FuzzDecodeResponse internal/abi:FuzzDecodePayload \
 	host:FuzzDispatch host/mcp:FuzzParseConfig host/mcp:FuzzConfigRoundTrip \
 	agent:FuzzParsePlan agent:FuzzParseDefinition \
-	sandbox:FuzzRootFS sandbox:FuzzHostFunctions
+	sandbox:FuzzRootFS sandbox:FuzzHostFunctions \
+	guest/interp/sh/internal/awk:FuzzAwk guest/interp/sh/internal/textcmd:FuzzSed \
+	guest/interp/sh/internal/textcmd:FuzzGrep guest/interp/sh/internal/builtin:FuzzPrintf \
+	guest/interp/sh/internal/builtin:FuzzRead guest/interp/sh/internal/filecmd:FuzzDate \
+	guest/interp/sh/internal/filecmd:FuzzTarExtract internal/pydeps:FuzzParseRequirement \
+	internal/pydeps:FuzzParseVersion
 FUZZPARALLEL  ?= 1
 fuzz: ## Run each fuzz target for FUZZTIME, one at a time (new crashers land in testdata/fuzz).
 	@set -e; for t in $(FUZZ_TARGETS); do \
