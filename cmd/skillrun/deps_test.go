@@ -88,7 +88,7 @@ func TestDepsRun(t *testing.T) {
 	root := t.TempDir()
 	skill := filepath.Join(root, "office")
 	ws := filepath.Join(root, "ws")
-	for name, data := range map[string]string{
+	writeFiles(t, map[string]string{
 		skill + "/SKILL.md": "---\nname: office\ndescription: Makes a spreadsheet and a PDF.\n---\nRun `python scripts/make.py`.\n",
 		skill + "/scripts/make.py": `import yaml
 from openpyxl import Workbook, load_workbook
@@ -111,14 +111,7 @@ with open("out.pdf", "wb") as f:
 print("pdf", len(pypdf.PdfReader("out.pdf").pages), "pages")
 `,
 		ws + "/spec.yaml": "rows: {a: 1, b: 2}\npages: 3\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	runCmd := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
 		code := run(args, strings.NewReader(""), &out, &errOut)
@@ -166,19 +159,12 @@ func TestDepsBadInput(t *testing.T) {
 	wheels := debianWheels(t)
 	index, _ := wheelIndex(t, wheels)
 	root := t.TempDir()
-	for name, data := range map[string]string{
+	writeFiles(t, map[string]string{
 		root + "/bad/SKILL.md":           "---\nname: bad\ndescription: Bad metadata.\n---\nx\n",
 		root + "/bad/scripts/x.py":       "# /// script\n# dependencies = [\"pyyaml\"\n# ///\nimport yaml\n",
 		root + "/nopkg/SKILL.md":         "---\nname: nopkg\ndescription: Needs a package the index lacks.\n---\nx\n",
 		root + "/nopkg/requirements.txt": "no-such-package>=1\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	var out, errOut bytes.Buffer
 	if code := run([]string{"deps", root + "/bad", "--index-url", index}, strings.NewReader(""), &out, &errOut); code != 1 ||
 		!strings.Contains(errOut.String(), "scripts/x.py:") {

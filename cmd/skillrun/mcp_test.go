@@ -311,51 +311,21 @@ func TestMCPFileScripts(t *testing.T) {
 	needPython(t)
 	root := filepath.Join(t.TempDir(), "skills")
 	ws := t.TempDir()
-	for name, data := range map[string]string{
+	writeFiles(t, map[string]string{
 		root + "/pub/SKILL.md":           "---\nname: pub\ndescription: Counts lines.\n---\nRun `python scripts/count.py FILE`.\n",
 		root + "/pub/scripts/count.py":   "import os, sys\nprint(os.getcwd(), sum(1 for _ in open(sys.argv[1])))\n",
 		root + "/pub/scripts/_util.py":   "X = 1\n",
 		ws + "/in.txt":                   "a\nb\n",
 		t.TempDir() + "/unused.toml":     "",
 		filepath.Dir(ws) + "/grant.toml": "[skills.pub]\nread = [\"skill\", \"workspace\"]\nwrite = [\"workspace\"]\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	call := func(policy string) (*mcpsdk.CallToolResult, []string) {
 		t.Helper()
-		serverIn, clientOut := io.Pipe()
-		clientIn, serverOut := io.Pipe()
 		args := []string{"mcp", root, "--workspace", ws}
 		if policy != "" {
 			args = append(args, "--policy", policy)
 		}
-		done := make(chan int, 1)
-		go func() {
-			done <- run(args, serverIn, serverOut, io.Discard)
-			serverOut.Close()
-		}()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cs := connectStdio(ctx, t, clientIn, clientOut)
-		defer func() { cs.Close(); clientOut.Close(); <-done }()
-		tools, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range tools.Tools {
-			names = append(names, tl.Name)
-		}
-		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "pub__count", Arguments: map[string]any{"args": []string{"in.txt"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, names
+		return serveMCPCall(t, args, "pub__count", map[string]any{"args": []string{"in.txt"}})
 	}
 	res, names := call(filepath.Join(filepath.Dir(ws), "grant.toml"))
 	if !slices.Contains(names, "pub__count") || slices.Contains(names, "pub___util") {
@@ -378,50 +348,17 @@ func TestMCPShellTool(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "skills")
 	ws := t.TempDir()
 	policyDir := t.TempDir()
-	for name, data := range map[string]string{
+	writeFiles(t, map[string]string{
 		root + "/pub/SKILL.md":         "---\nname: pub\ndescription: Counts lines.\n---\nRun `bash scripts/count.sh FILE`.\n",
 		root + "/pub/scripts/count.sh": "echo \"$(wc -l < \"$1\") lines in $1\"\n",
 		ws + "/in.txt":                 "a\nb\n",
 		policyDir + "/shell.toml":      "[default]\nread = [\"workspace\"]\nwrite = [\"workspace\"]\n",
 		policyDir + "/readonly.toml":   "[default]\nread = [\"workspace\"]\n",
 		policyDir + "/nothing.toml":    "[default]\nenv = [\"LANG\"]\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	call := func(policy, command string) (*mcpsdk.CallToolResult, []string) {
 		t.Helper()
-		serverIn, clientOut := io.Pipe()
-		clientIn, serverOut := io.Pipe()
-		done := make(chan int, 1)
-		go func() {
-			done <- run([]string{"mcp", root, "--workspace", ws, "--policy", policy}, serverIn, serverOut, io.Discard)
-			serverOut.Close()
-		}()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cs := connectStdio(ctx, t, clientIn, clientOut)
-		defer func() { cs.Close(); clientOut.Close(); <-done }()
-		tools, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range tools.Tools {
-			names = append(names, tl.Name)
-		}
-		if !slices.Contains(names, "shell") {
-			return nil, names
-		}
-		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "shell", Arguments: map[string]any{"command": command}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, names
+		return serveMCPCall(t, []string{"mcp", root, "--workspace", ws, "--policy", policy}, "shell", map[string]any{"command": command})
 	}
 	res, _ := call(policyDir+"/shell.toml", "bash /skills/pub/scripts/count.sh in.txt; echo x > made.txt")
 	if res == nil || res.IsError || strings.TrimSpace(textOf(res)) != "2 lines in in.txt" {
@@ -439,5 +376,53 @@ func TestMCPShellTool(t *testing.T) {
 	}
 	if res, names := call(policyDir+"/nothing.toml", "true"); res != nil || slices.Contains(names, "shell") {
 		t.Errorf("tools %v: a policy granting no workspace serves no shell", names)
+	}
+}
+
+// serveMCPCall starts `skillrun` with args (an mcp command) on in-memory
+// pipes, lists its tools and, when tool is among them, calls it with
+// arguments; it returns the result (nil if the tool is not served) and
+// the tool names.
+func serveMCPCall(t *testing.T, args []string, tool string, arguments map[string]any) (*mcpsdk.CallToolResult, []string) {
+	t.Helper()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(args, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := connectStdio(ctx, t, clientIn, clientOut)
+	defer func() { cs.Close(); clientOut.Close(); <-done }()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, tool) {
+		return nil, names
+	}
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: arguments})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, names
+}
+
+// writeFiles writes each file (path → contents), making its folders.
+func writeFiles(t *testing.T, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
