@@ -10,21 +10,21 @@ import (
 )
 
 func base64Cmd(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "base64", spec: "d,decode i,ignore-garbage w,wrap:"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "base64", 1, proc.Getopt{Spec: "d,decode i,ignore-garbage w,wrap:"}, args[1:])
 	if !ok {
 		return st
 	}
 	decode, garbage, wrap := false, false, 76
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "d":
 			decode = true
 		case "i":
 			garbage = true
 		case "w":
-			n, err := strconv.Atoi(o.val)
+			n, err := strconv.Atoi(o.Val)
 			if err != nil || n < 0 {
-				e.Errorf("base64", "invalid wrap size: %s", q(o.val))
+				e.Errorf("base64", "invalid wrap size: %s", q(o.Val))
 				return 1
 			}
 			wrap = n
@@ -36,17 +36,17 @@ func base64Cmd(e *proc.Env, args []string) int {
 	case 1:
 		name = ops[0]
 	default:
-		return usage(e, "base64", 1, "extra operand %s", q(ops[1]))
+		return e.Usage("base64", 1, "extra operand %s", q(ops[1]))
 	}
 	f, err := e.Open(name)
 	if err != nil {
-		e.Errorf("base64", "%s: %s", qf(name), errText(err))
+		e.Errorf("base64", "%s: %s", qf(name), proc.ErrorText(err))
 		return 1
 	}
 	defer f.Close()
 	data, err := io.ReadAll(f)
 	if err != nil {
-		e.Errorf("base64", "%s: %s", qf(name), errText(err))
+		e.Errorf("base64", "%s: %s", qf(name), proc.ErrorText(err))
 		return 1
 	}
 	w := bufio.NewWriter(e.Stdout)

@@ -8,23 +8,23 @@ import (
 )
 
 func basenameCmd(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "basename", spec: "a,multiple s,suffix: z,zero"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "basename", 1, proc.Getopt{Spec: "a,multiple s,suffix: z,zero"}, args[1:])
 	if !ok {
 		return st
 	}
 	multiple, suffix, end := false, "", "\n"
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "a":
 			multiple = true
 		case "s":
-			multiple, suffix = true, o.val
+			multiple, suffix = true, o.Val
 		case "z":
 			end = "\x00"
 		}
 	}
 	if len(ops) == 0 {
-		return usage(e, "basename", 1, "missing operand")
+		return e.Usage("basename", 1, "missing operand")
 	}
 	if !multiple {
 		switch len(ops) {
@@ -32,7 +32,7 @@ func basenameCmd(e *proc.Env, args []string) int {
 		case 2:
 			suffix, ops = ops[1], ops[:1]
 		default:
-			return usage(e, "basename", 1, "extra operand %s", q(ops[2]))
+			return e.Usage("basename", 1, "extra operand %s", q(ops[2]))
 		}
 	}
 	var b strings.Builder
@@ -84,7 +84,7 @@ func posixDir(name string) string {
 }
 
 func dirnameCmd(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "dirname", spec: "z,zero"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "dirname", 1, proc.Getopt{Spec: "z,zero"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -93,7 +93,7 @@ func dirnameCmd(e *proc.Env, args []string) int {
 		end = "\x00"
 	}
 	if len(ops) == 0 {
-		return usage(e, "dirname", 1, "missing operand")
+		return e.Usage("dirname", 1, "missing operand")
 	}
 	var b strings.Builder
 	for _, name := range ops {

@@ -18,13 +18,13 @@ type catState struct {
 }
 
 func cat(e *proc.Env, args []string) int {
-	opts, files, st, ok := getopt{name: "cat", spec: "A,show-all b,number-nonblank e E,show-ends n,number s,squeeze-blank t T,show-tabs u v,show-nonprinting"}.parse(e, args[1:])
+	opts, files, st, ok := parseArgs(e, "cat", 1, proc.Getopt{Spec: "A,show-all b,number-nonblank e E,show-ends n,number s,squeeze-blank t T,show-tabs u v,show-nonprinting"}, args[1:])
 	if !ok {
 		return st
 	}
 	s := &catState{atStart: true}
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "A":
 			s.nonprint, s.ends, s.tabs = true, true, true
 		case "b":
@@ -58,7 +58,7 @@ func cat(e *proc.Env, args []string) int {
 		}
 		f, err := e.Open(name)
 		if err != nil {
-			e.Errorf("cat", "%s: %s", qf(name), errText(err))
+			e.Errorf("cat", "%s: %s", qf(name), proc.ErrorText(err))
 			status = 1
 			continue
 		}
@@ -71,7 +71,7 @@ func cat(e *proc.Env, args []string) int {
 		}
 		f.Close()
 		if err != nil {
-			e.Errorf("cat", "%s: %s", qf(name), errText(err))
+			e.Errorf("cat", "%s: %s", qf(name), proc.ErrorText(err))
 			status = 1
 		}
 		// Flush per file so output and errors interleave as GNU's do.

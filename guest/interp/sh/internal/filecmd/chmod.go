@@ -140,14 +140,14 @@ func chmodCmd(e *proc.Env, args []string) int {
 		}
 		rest = append(rest, a)
 	}
-	opts, ops, st, ok := getopt{name: "chmod", spec: "c,changes f,silent ,quiet v,verbose R,recursive ,reference: ,preserve-root ,no-preserve-root"}.parse(e, rest)
+	opts, ops, st, ok := parseArgs(e, "chmod", 1, proc.Getopt{Spec: "c,changes f,silent ,quiet v,verbose R,recursive ,reference: ,preserve-root ,no-preserve-root"}, rest)
 	if !ok {
 		return st
 	}
 	var verbose, changesOnly, quiet, recursive bool
 	var ref string
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "c":
 			changesOnly = true
 		case "v":
@@ -157,31 +157,31 @@ func chmodCmd(e *proc.Env, args []string) int {
 		case "R":
 			recursive = true
 		case "reference":
-			ref = o.val
+			ref = o.Val
 		}
 	}
 	if mode == "" && ref == "" {
 		if len(ops) == 0 {
-			return usage(e, "chmod", 1, "missing operand")
+			return e.Usage("chmod", 1, "missing operand")
 		}
 		mode, ops = ops[0], ops[1:]
 	}
 	if len(ops) == 0 {
 		if mode == "" {
-			return usage(e, "chmod", 1, "missing operand")
+			return e.Usage("chmod", 1, "missing operand")
 		}
-		return usage(e, "chmod", 1, "missing operand after %s", q(mode))
+		return e.Usage("chmod", 1, "missing operand after %s", q(mode))
 	}
 	var changes []modeChange
 	if ref != "" {
 		fi, err := os.Stat(e.Path(ref))
 		if err != nil {
-			e.Errorf("chmod", "failed to get attributes of %s: %s", q(ref), errText(err))
+			e.Errorf("chmod", "failed to get attributes of %s: %s", q(ref), proc.ErrorText(err))
 			return 1
 		}
 		changes = []modeChange{{who: 0o7777, op: '=', perm: unixMode(fi.Mode())}}
 	} else if changes, ok = parseMode(mode); !ok {
-		return usage(e, "chmod", 1, "invalid mode: %s", q(mode))
+		return e.Usage("chmod", 1, "invalid mode: %s", q(mode))
 	}
 	status := 0
 	var walk func(name string, top bool)
@@ -196,7 +196,7 @@ func chmodCmd(e *proc.Env, args []string) int {
 		}
 		if err != nil {
 			if !quiet {
-				e.Errorf("chmod", "cannot access %s: %s", qa(name), errText(err))
+				e.Errorf("chmod", "cannot access %s: %s", qa(name), proc.ErrorText(err))
 			}
 			status = 1
 			return
@@ -206,7 +206,7 @@ func chmodCmd(e *proc.Env, args []string) int {
 		if nm != old {
 			if err := os.Chmod(p, goMode(nm)); err != nil {
 				if !quiet {
-					e.Errorf("chmod", "changing permissions of %s: %s", qa(name), errText(err))
+					e.Errorf("chmod", "changing permissions of %s: %s", qa(name), proc.ErrorText(err))
 				}
 				status = 1
 				return
@@ -221,7 +221,7 @@ func chmodCmd(e *proc.Env, args []string) int {
 		if recursive && fi.IsDir() {
 			entries, err := os.ReadDir(p)
 			if err != nil {
-				e.Errorf("chmod", "cannot read directory %s: %s", qa(name), errText(err))
+				e.Errorf("chmod", "cannot read directory %s: %s", qa(name), proc.ErrorText(err))
 				status = 1
 				return
 			}

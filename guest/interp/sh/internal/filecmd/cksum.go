@@ -28,7 +28,7 @@ var crcTable = func() (t [256]uint32) {
 // cksum prints the POSIX CRC and size of each file, cksum's default
 // (-a crc) output.
 func cksum(e *proc.Env, args []string) int {
-	_, files, st, ok := getopt{name: "cksum"}.parse(e, args[1:])
+	_, files, st, ok := parseArgs(e, "cksum", 1, proc.Getopt{}, args[1:])
 	if !ok {
 		return st
 	}
@@ -40,7 +40,7 @@ func cksum(e *proc.Env, args []string) int {
 	for _, name := range files {
 		f, err := e.Open(name)
 		if err != nil {
-			e.Errorf("cksum", "%s: %s", qf(name), errText(err))
+			e.Errorf("cksum", "%s: %s", qf(name), proc.ErrorText(err))
 			status = 1
 			continue
 		}
@@ -53,7 +53,7 @@ func cksum(e *proc.Env, args []string) int {
 				break
 			}
 			if err != nil {
-				e.Errorf("cksum", "%s: %s", qf(name), errText(err))
+				e.Errorf("cksum", "%s: %s", qf(name), proc.ErrorText(err))
 				status = 1
 				break
 			}

@@ -12,14 +12,14 @@ import (
 // cmp compares two files byte by byte: exit 0 when equal, 1 when they
 // differ, 2 on trouble.
 func cmp(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "cmp", fail: 2, namedHint: true, spec: "b,print-bytes i,ignore-initial: l,verbose n,bytes: s,quiet,silent"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "cmp", 2, proc.Getopt{Spec: "b,print-bytes i,ignore-initial: l,verbose n,bytes: s,quiet,silent"}, args[1:])
 	if !ok {
 		return st
 	}
 	var verbose, silent, printBytes bool
 	limit := int64(-1)
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "b":
 			printBytes = true
 		case "l":
@@ -27,9 +27,9 @@ func cmp(e *proc.Env, args []string) int {
 		case "s":
 			silent = true
 		case "n":
-			n, ok := parseSize(o.val)
+			n, ok := parseSize(o.Val)
 			if !ok {
-				e.Errorf("cmp", "invalid --bytes value %s", q(o.val))
+				e.Errorf("cmp", "invalid --bytes value %s", q(o.Val))
 				return 2
 			}
 			limit = n
@@ -54,7 +54,7 @@ func cmp(e *proc.Env, args []string) int {
 		}
 		if err != nil {
 			if !silent {
-				e.Errorf("cmp", "%s: %s", name, errText(err))
+				e.Errorf("cmp", "%s: %s", name, proc.ErrorText(err))
 			}
 			return 2
 		}

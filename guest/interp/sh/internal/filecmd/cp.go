@@ -19,7 +19,7 @@ type copier struct {
 }
 
 func cp(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "cp", spec: "a,archive b ,backup:: ,copy-contents d f,force i,interactive H l,link L,dereference n,no-clobber P,no-dereference p ,preserve:: ,no-preserve: ,parents R,recursive r ,reflink:: ,remove-destination ,sparse: ,strip-trailing-slashes s,symbolic-link S,suffix: t,target-directory: T,no-target-directory u,update v,verbose x,one-file-system Z ,context::"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "cp", 1, proc.Getopt{Spec: "a,archive b ,backup:: ,copy-contents d f,force i,interactive H l,link L,dereference n,no-clobber P,no-dereference p ,preserve:: ,no-preserve: ,parents R,recursive r ,reflink:: ,remove-destination ,sparse: ,strip-trailing-slashes s,symbolic-link S,suffix: t,target-directory: T,no-target-directory u,update v,verbose x,one-file-system Z ,context::"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -27,7 +27,7 @@ func cp(e *proc.Env, args []string) int {
 	var targetDir string
 	var noTarget, noDeref, deref bool
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "a":
 			c.recursive, c.preserve, noDeref = true, true, true
 		case "d", "P":
@@ -49,7 +49,7 @@ func cp(e *proc.Env, args []string) int {
 		case "remove-destination":
 			c.removeFirst = true
 		case "t":
-			targetDir = o.val
+			targetDir = o.Val
 		case "T":
 			noTarget = true
 		case "u":
@@ -93,7 +93,7 @@ func (c *copier) copy(src, dst string, top bool) bool {
 		sfi, err = os.Lstat(sp)
 	}
 	if err != nil {
-		return c.fail("cannot stat %s: %s", qa(src), errText(err))
+		return c.fail("cannot stat %s: %s", qa(src), proc.ErrorText(err))
 	}
 	dfi, derr := os.Stat(dp)
 	if derr == nil && os.SameFile(sfi, dfi) {
@@ -135,7 +135,7 @@ func (c *copier) copyDir(src, dst string, sfi, dfi fs.FileInfo) bool {
 	if dfi == nil {
 		// Owner rwx until the contents are in, then the real mode.
 		if err := os.Mkdir(dp, sfi.Mode().Perm()|0o700); err != nil {
-			return c.fail("cannot create directory %s: %s", qa(dst), errText(err))
+			return c.fail("cannot create directory %s: %s", qa(dst), proc.ErrorText(err))
 		}
 		created = true
 		if c.verbose {
@@ -144,7 +144,7 @@ func (c *copier) copyDir(src, dst string, sfi, dfi fs.FileInfo) bool {
 	}
 	entries, err := os.ReadDir(sp)
 	if err != nil {
-		return c.fail("cannot access %s: %s", qa(src), errText(err))
+		return c.fail("cannot access %s: %s", qa(src), proc.ErrorText(err))
 	}
 	ok := true
 	for _, ent := range entries {
@@ -165,7 +165,7 @@ func (c *copier) copyLink(src, dst string, sfi fs.FileInfo) bool {
 	sp, dp := c.e.Path(src), c.e.Path(dst)
 	target, err := os.Readlink(sp)
 	if err != nil {
-		return c.fail("cannot read symbolic link %s: %s", qa(src), errText(err))
+		return c.fail("cannot read symbolic link %s: %s", qa(src), proc.ErrorText(err))
 	}
 	if lfi, err := os.Lstat(dp); err == nil {
 		if c.noClobber {
@@ -177,7 +177,7 @@ func (c *copier) copyLink(src, dst string, sfi fs.FileInfo) bool {
 		_ = os.Remove(dp)
 	}
 	if err := os.Symlink(target, dp); err != nil {
-		return c.fail("cannot create symbolic link %s: %s", qa(dst), errText(err))
+		return c.fail("cannot create symbolic link %s: %s", qa(dst), proc.ErrorText(err))
 	}
 	if c.verbose {
 		fmt.Fprintf(c.e.Stdout, "%s -> %s\n", qa(src), qa(dst))
@@ -189,7 +189,7 @@ func (c *copier) copyLink(src, dst string, sfi fs.FileInfo) bool {
 func (c *copier) copyFile(sp, dp, src, dst string, sfi fs.FileInfo, exists bool) error {
 	in, err := os.Open(sp)
 	if err != nil {
-		c.fail("cannot open %s for reading: %s", qa(src), errText(err))
+		c.fail("cannot open %s for reading: %s", qa(src), proc.ErrorText(err))
 		return err
 	}
 	defer in.Close()
@@ -202,7 +202,7 @@ func (c *copier) copyFile(sp, dp, src, dst string, sfi fs.FileInfo, exists bool)
 		out, err = os.OpenFile(dp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, sfi.Mode().Perm())
 	}
 	if err != nil {
-		c.fail("cannot create regular file %s: %s", qa(dst), errText(err))
+		c.fail("cannot create regular file %s: %s", qa(dst), proc.ErrorText(err))
 		return err
 	}
 	_, err = io.Copy(out, in)
@@ -210,7 +210,7 @@ func (c *copier) copyFile(sp, dp, src, dst string, sfi fs.FileInfo, exists bool)
 		err = cerr
 	}
 	if err != nil {
-		c.fail("error writing %s: %s", qa(dst), errText(err))
+		c.fail("error writing %s: %s", qa(dst), proc.ErrorText(err))
 		return err
 	}
 	if c.preserve {

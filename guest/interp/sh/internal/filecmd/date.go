@@ -12,7 +12,7 @@ import (
 )
 
 func date(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "date", spec: "d,date: ,debug f,file: I,iso-8601:: R,rfc-email ,rfc-3339: r,reference: ,resolution s,set: u,utc,universal"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "date", 1, proc.Getopt{Spec: "d,date: ,debug f,file: I,iso-8601:: R,rfc-email ,rfc-3339: r,reference: ,resolution s,set: u,utc,universal"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -21,31 +21,31 @@ func date(e *proc.Env, args []string) int {
 	hasDate := false
 	format := ""
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "u":
 			loc = time.UTC
 		case "d":
-			dateStr, hasDate = o.val, true
+			dateStr, hasDate = o.Val, true
 		case "f":
-			batch = o.val
+			batch = o.Val
 		case "r":
-			refFile = o.val
+			refFile = o.Val
 		case "s":
 			e.Errorf("date", "cannot set date: Operation not permitted")
 			return 1
 		case "R":
 			format = "%a, %d %b %Y %H:%M:%S %z"
 		case "I":
-			f, ok := isoFormat(o.val)
+			f, ok := isoFormat(o.Val)
 			if !ok {
-				e.Errorf("date", "invalid argument %s for '--iso-8601'", q(o.val))
+				e.Errorf("date", "invalid argument %s for '--iso-8601'", q(o.Val))
 				fmt.Fprintf(e.Stderr, "Valid arguments are:\n  - 'hours'\n  - 'minutes'\n  - 'date'\n  - 'seconds'\n  - 'ns'\n")
-				tryHelp(e, "date")
+				e.TryHelp("date")
 				return 1
 			}
 			format = f
 		case "rfc-3339":
-			switch o.val {
+			switch o.Val {
 			case "date":
 				format = "%Y-%m-%d"
 			case "seconds":
@@ -53,9 +53,9 @@ func date(e *proc.Env, args []string) int {
 			case "ns":
 				format = "%Y-%m-%d %H:%M:%S.%N%:z"
 			default:
-				e.Errorf("date", "invalid argument %s for '--rfc-3339'", q(o.val))
+				e.Errorf("date", "invalid argument %s for '--rfc-3339'", q(o.Val))
 				fmt.Fprintf(e.Stderr, "Valid arguments are:\n  - 'date'\n  - 'seconds'\n  - 'ns'\n")
-				tryHelp(e, "date")
+				e.TryHelp("date")
 				return 1
 			}
 		}
@@ -70,7 +70,7 @@ func date(e *proc.Env, args []string) int {
 			continue
 		}
 		if len(ops) > 1 {
-			return usage(e, "date", 1, "extra operand %s", q(ops[1]))
+			return e.Usage("date", 1, "extra operand %s", q(ops[1]))
 		}
 		e.Errorf("date", "cannot set date: Operation not permitted")
 		return 1
@@ -86,7 +86,7 @@ func date(e *proc.Env, args []string) int {
 	case batch != "":
 		f, err := e.Open(batch)
 		if err != nil {
-			e.Errorf("date", "%s: %s", qf(batch), errText(err))
+			e.Errorf("date", "%s: %s", qf(batch), proc.ErrorText(err))
 			return 1
 		}
 		defer f.Close()
@@ -105,7 +105,7 @@ func date(e *proc.Env, args []string) int {
 	case refFile != "":
 		fi, err := os.Stat(e.Path(refFile))
 		if err != nil {
-			e.Errorf("date", "%s: %s", qf(refFile), errText(err))
+			e.Errorf("date", "%s: %s", qf(refFile), proc.ErrorText(err))
 			return 1
 		}
 		print(fi.ModTime())

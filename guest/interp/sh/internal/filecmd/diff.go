@@ -31,7 +31,7 @@ type differ struct {
 }
 
 func diffCmd(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "diff", fail: 2, namedHint: true, spec: "a,text b,ignore-space-change B,ignore-blank-lines c C,context:: ,color:: d,minimal e,ed i,ignore-case ,label: N,new-file ,normal q,brief r,recursive s,report-identical-files ,strip-trailing-cr t,expand-tabs u U,unified:: w,ignore-all-space y,side-by-side W,width: x,exclude: ,no-dereference ,suppress-common-lines ,speed-large-files H"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "diff", 2, proc.Getopt{Spec: "a,text b,ignore-space-change B,ignore-blank-lines c C,context:: ,color:: d,minimal e,ed i,ignore-case ,label: N,new-file ,normal q,brief r,recursive s,report-identical-files ,strip-trailing-cr t,expand-tabs u U,unified:: w,ignore-all-space y,side-by-side W,width: x,exclude: ,no-dereference ,suppress-common-lines ,speed-large-files H"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -45,7 +45,7 @@ func diffCmd(e *proc.Env, args []string) int {
 		}
 	}
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "a":
 			d.text = true
 		case "b":
@@ -56,20 +56,20 @@ func diffCmd(e *proc.Env, args []string) int {
 			d.ignoreCase = true
 		case "c", "C", "u", "U":
 			d.format = 'u'
-			if o.key == "c" || o.key == "C" {
+			if o.Key == "c" || o.Key == "C" {
 				d.format = 'c'
 			}
-			if o.hasVal {
+			if o.HasVal {
 				var n int
-				if _, err := fmt.Sscanf(o.val, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != o.val {
-					e.Errorf("diff", "invalid context length %s", q(o.val))
-					tryHelp(e, "diff")
+				if _, err := fmt.Sscanf(o.Val, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != o.Val {
+					e.Errorf("diff", "invalid context length %s", q(o.Val))
+					e.TryHelp("diff")
 					return 2
 				}
 				d.context = n
 			}
 		case "label":
-			d.labels = append(d.labels, o.val)
+			d.labels = append(d.labels, o.Val)
 		case "N":
 			d.newFile = true
 		case "normal":
@@ -83,7 +83,7 @@ func diffCmd(e *proc.Env, args []string) int {
 		case "strip-trailing-cr":
 			d.stripCR = true
 		case "e", "y":
-			e.Errorf("diff", "option -%s is not supported in the sandbox", o.key)
+			e.Errorf("diff", "option -%s is not supported in the sandbox", o.Key)
 			return 2
 		}
 	}
@@ -108,7 +108,7 @@ func diffCmd(e *proc.Env, args []string) int {
 			err  error
 		}{{a, erra}, {b, errb}} {
 			if x.err != nil {
-				e.Errorf("diff", "%s: %s", x.name, errText(x.err))
+				e.Errorf("diff", "%s: %s", x.name, proc.ErrorText(x.err))
 			}
 		}
 		return 2
@@ -156,14 +156,14 @@ func (d *differ) diffFiles(a, b string) {
 	da, ta, err := d.read(a)
 	if err != nil && !(d.newFile && isNotExist(err)) {
 		_ = d.w.Flush()
-		d.e.Errorf("diff", "%s: %s", a, errText(err))
+		d.e.Errorf("diff", "%s: %s", a, proc.ErrorText(err))
 		d.setStatus(2)
 		return
 	}
 	db, tb, err := d.read(b)
 	if err != nil && !(d.newFile && isNotExist(err)) {
 		_ = d.w.Flush()
-		d.e.Errorf("diff", "%s: %s", b, errText(err))
+		d.e.Errorf("diff", "%s: %s", b, proc.ErrorText(err))
 		d.setStatus(2)
 		return
 	}

@@ -27,14 +27,14 @@ type duer struct {
 }
 
 func du(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "du", spec: "0,null a,all ,apparent-size B,block-size: b,bytes c,total D,dereference-args d,max-depth: H h,human-readable ,inodes k L,dereference l,count-links m P,no-dereference S,separate-dirs ,si s,summarize t,threshold: ,time:: ,time-style: X,exclude-from: ,exclude: x,one-file-system"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "du", 1, proc.Getopt{Spec: "0,null a,all ,apparent-size B,block-size: b,bytes c,total D,dereference-args d,max-depth: H h,human-readable ,inodes k L,dereference l,count-links m P,no-dereference S,separate-dirs ,si s,summarize t,threshold: ,time:: ,time-style: X,exclude-from: ,exclude: x,one-file-system"}, args[1:])
 	if !ok {
 		return st
 	}
 	d := &duer{e: e, unit: 1024, maxDepth: -1}
 	total := false
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "a":
 			d.all = true
 		case "apparent-size":
@@ -42,18 +42,18 @@ func du(e *proc.Env, args []string) int {
 		case "b":
 			d.apparent, d.unit = true, 1
 		case "B":
-			n, ok := parseSize(o.val)
+			n, ok := parseSize(o.Val)
 			if !ok || n <= 0 {
-				e.Errorf("du", "invalid -B argument %s", q(o.val))
+				e.Errorf("du", "invalid -B argument %s", q(o.Val))
 				return 1
 			}
 			d.unit = n
 		case "c":
 			total = true
 		case "d":
-			n, err := strconv.Atoi(o.val)
+			n, err := strconv.Atoi(o.Val)
 			if err != nil || n < 0 {
-				e.Errorf("du", "invalid maximum depth %s", q(o.val))
+				e.Errorf("du", "invalid maximum depth %s", q(o.Val))
 				return 1
 			}
 			d.maxDepth = n
@@ -72,7 +72,7 @@ func du(e *proc.Env, args []string) int {
 	if d.summarize {
 		if d.maxDepth > 0 {
 			e.Errorf("du", "warning: summarizing conflicts with --max-depth=%d", d.maxDepth)
-			tryHelp(e, "du")
+			e.TryHelp("du")
 			return 1
 		}
 		d.maxDepth = 0
@@ -125,7 +125,7 @@ func (d *duer) walk(name, p string, depth int) int64 {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		_ = d.w.Flush()
-		d.e.Errorf("du", "cannot access %s: %s", qa(name), errText(err))
+		d.e.Errorf("du", "cannot access %s: %s", qa(name), proc.ErrorText(err))
 		d.status = 1
 		return 0
 	}
@@ -143,7 +143,7 @@ func (d *duer) walk(name, p string, depth int) int64 {
 		entries, err := os.ReadDir(p)
 		if err != nil {
 			_ = d.w.Flush()
-			d.e.Errorf("du", "cannot read directory %s: %s", qa(name), errText(err))
+			d.e.Errorf("du", "cannot read directory %s: %s", qa(name), proc.ErrorText(err))
 			d.status = 1
 		}
 		for _, de := range entries {

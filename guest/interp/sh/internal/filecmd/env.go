@@ -12,22 +12,22 @@ import (
 // takes no environment, so "env VAR=x cmd" fails with a message saying
 // to use the shell's "VAR=x cmd" instead of silently dropping VAR.
 func env(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "env", spec: "i,ignore-environment 0,null u,unset: C,chdir: S,split-string: v,debug", posix: true, fail: 125}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "env", 125, proc.Getopt{Spec: "i,ignore-environment 0,null u,unset: C,chdir: S,split-string: v,debug", Posix: true}, args[1:])
 	if !ok {
 		return st
 	}
 	vars := append([]string(nil), e.Environ...)
 	changed, end := false, "\n"
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "i":
 			vars, changed = nil, true
 		case "0":
 			end = "\x00"
 		case "u":
-			vars, changed = unsetVar(vars, o.val), true
+			vars, changed = unsetVar(vars, o.Val), true
 		case "C", "S":
-			e.Errorf("env", "option -%s is not supported in the sandbox", o.key)
+			e.Errorf("env", "option -%s is not supported in the sandbox", o.Key)
 			return 125
 		}
 	}
@@ -69,7 +69,7 @@ func unsetVar(vars []string, name string) []string {
 }
 
 func printenv(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "printenv", spec: "0,null", fail: 2}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "printenv", 2, proc.Getopt{Spec: "0,null"}, args[1:])
 	if !ok {
 		return st
 	}

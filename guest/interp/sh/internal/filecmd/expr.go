@@ -16,14 +16,14 @@ import (
 func expr(e *proc.Env, args []string) (status int) {
 	args = args[1:]
 	if len(args) == 1 && (args[0] == "--help" || args[0] == "--version") {
-		_, _, st, _ := getopt{name: "expr"}.parse(e, args)
+		_, _, st, _ := parseArgs(e, "expr", 1, proc.Getopt{}, args)
 		return st
 	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return usage(e, "expr", 2, "missing operand")
+		return e.Usage("expr", 2, "missing operand")
 	}
 	p := &exprParser{args: args}
 	defer func() {

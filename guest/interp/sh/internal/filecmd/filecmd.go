@@ -21,6 +21,10 @@
 package filecmd
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
@@ -81,4 +85,43 @@ var Commands = map[string]proc.Command{
 	"xargs":     xargs,
 	"yes":       yes,
 	"zcat":      gzipCmd,
+}
+
+// packages names the package each command's --version reports.
+var packages = map[string]string{
+	"find": "GNU findutils) 4.9.0", "xargs": "GNU findutils) 4.9.0",
+	"diff": "GNU diffutils) 3.8", "cmp": "GNU diffutils) 3.8",
+	"tar": "GNU tar) 1.34", "gzip": "gzip 1.12", "gunzip": "gzip 1.12", "zcat": "gzip 1.12",
+}
+
+// parseArgs parses args (without the command name) with g and reports
+// what GNU tools report outside the options themselves: a usage error
+// (exit status fail), --help and --version. When ok is false the
+// command has printed what it had to and must return status.
+func parseArgs(e *proc.Env, name string, fail int, g proc.Getopt, args []string) (opts []proc.Opt, operands []string, status int, ok bool) {
+	opts, operands, err := g.Parse(args)
+	var oe *proc.OptError
+	if !errors.As(err, &oe) {
+		return opts, operands, 0, true
+	}
+	switch oe.Unrecognized {
+	case "help":
+		fmt.Fprintf(e.Stdout, "Usage: %s [OPTION]... [FILE]...\nThis is skillrun's sandboxed %s; see the GNU manual for its options.\n", name, name)
+		return nil, nil, 0, false
+	case "version":
+		pkg, ok := packages[name]
+		if !ok {
+			pkg = "GNU coreutils) 9.1"
+		}
+		fmt.Fprintf(e.Stdout, "%s (%s\nCopyright (C) 2022 Free Software Foundation, Inc.\nLicense GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\nThis is free software: you are free to change and redistribute it.\nThere is NO WARRANTY, to the extent permitted by law.\n", name, pkg)
+		return nil, nil, 0, false
+	}
+	e.Errorf(name, "%v", err)
+	if strings.Contains(packages[name], "diffutils") {
+		// diffutils names itself in the hint too.
+		e.Errorf(name, "Try '%s --help' for more information.", name)
+	} else {
+		e.TryHelp(name)
+	}
+	return nil, nil, fail, false
 }

@@ -138,7 +138,7 @@ func (fd *finder) walkStart(start string) {
 		fi, err = os.Lstat(abs)
 	}
 	if err != nil {
-		fd.errorf("%s: %s", q(start), errText(err))
+		fd.errorf("%s: %s", q(start), proc.ErrorText(err))
 		return
 	}
 	fd.walk(&findFile{path: start, abs: abs, start: start, fi: fi}, nil)
@@ -170,7 +170,7 @@ func (fd *finder) walk(f *findFile, ancestors []fs.FileInfo) {
 func (fd *finder) walkDir(f *findFile, ancestors []fs.FileInfo) {
 	entries, err := os.ReadDir(f.abs)
 	if err != nil {
-		fd.errorf("%s: %s", q(f.path), errText(err))
+		fd.errorf("%s: %s", q(f.path), proc.ErrorText(err))
 		return
 	}
 	for _, de := range entries {
@@ -188,7 +188,7 @@ func (fd *finder) walkDir(f *findFile, ancestors []fs.FileInfo) {
 			fi, err = os.Lstat(child.abs)
 		}
 		if err != nil {
-			fd.errorf("%s: %s", q(child.path), errText(err))
+			fd.errorf("%s: %s", q(child.path), proc.ErrorText(err))
 			continue
 		}
 		child.fi = fi
@@ -443,7 +443,7 @@ func (p *findParser) parsePrimary() (findNode, bool) {
 		}
 		fi, err := os.Stat(fd.e.Path(v))
 		if err != nil {
-			p.fail("%s: %s", q(v), errText(err))
+			p.fail("%s: %s", q(v), proc.ErrorText(err))
 			return nil, false
 		}
 		return &newerNode{fi.ModTime()}, true
@@ -523,7 +523,7 @@ func (p *findParser) parsePrimary() (findNode, bool) {
 		}
 		fi, err := os.Stat(fd.e.Path(v))
 		if err != nil {
-			p.fail("%s: %s", q(v), errText(err))
+			p.fail("%s: %s", q(v), proc.ErrorText(err))
 			return nil, false
 		}
 		return &sameNode{fi}, true
@@ -941,7 +941,7 @@ func (deleteNode) eval(fd *finder, f *findFile) bool {
 		if isNotEmpty(err) {
 			err = errNotEmpty
 		}
-		fd.errorf("cannot delete %s: %s", q(f.path), errText(err))
+		fd.errorf("cannot delete %s: %s", q(f.path), proc.ErrorText(err))
 		return false
 	}
 	return true

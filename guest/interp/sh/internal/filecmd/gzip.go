@@ -27,7 +27,7 @@ type gzipper struct {
 }
 
 func gzipCmd(e *proc.Env, args []string) int {
-	opts, files, st, ok := getopt{name: "gzip", spec: "a,ascii c,stdout,to-stdout d,decompress,uncompress f,force h k,keep l,list L,license n,no-name N,name q,quiet r,recursive ,rsyncable S,suffix: ,synchronous t,test v,verbose V 1,fast 2 3 4 5 6 7 8 9,best"}.parse(e, args[1:])
+	opts, files, st, ok := parseArgs(e, "gzip", 1, proc.Getopt{Spec: "a,ascii c,stdout,to-stdout d,decompress,uncompress f,force h k,keep l,list L,license n,no-name N,name q,quiet r,recursive ,rsyncable S,suffix: ,synchronous t,test v,verbose V 1,fast 2 3 4 5 6 7 8 9,best"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -39,7 +39,7 @@ func gzipCmd(e *proc.Env, args []string) int {
 		g.decompress, g.stdout = true, true
 	}
 	for _, o := range opts {
-		switch k := o.key; k {
+		switch k := o.Key; k {
 		case "c":
 			g.stdout = true
 		case "d":
@@ -55,7 +55,7 @@ func gzipCmd(e *proc.Env, args []string) int {
 		case "q":
 			g.quiet = true
 		case "S":
-			g.suffix = o.val
+			g.suffix = o.Val
 		case "t":
 			g.test, g.decompress = true, true
 		case "v":
@@ -112,19 +112,19 @@ func (g *gzipper) compressFile(name string) {
 		w, _ := gzip.NewWriterLevel(g.e.Stdout, g.level)
 		w.OS = 3
 		if _, err := io.Copy(w, g.e.Stdin); err != nil {
-			g.fail("stdin: %s", errText(err))
+			g.fail("stdin: %s", proc.ErrorText(err))
 			_ = w.Close()
 			return
 		}
 		if err := w.Close(); err != nil {
-			g.fail("stdout: %s", errText(err))
+			g.fail("stdout: %s", proc.ErrorText(err))
 		}
 		return
 	}
 	p := g.e.Path(name)
 	fi, err := os.Stat(p)
 	if err != nil {
-		g.fail("%s: %s", name, errText(err))
+		g.fail("%s: %s", name, proc.ErrorText(err))
 		return
 	}
 	if fi.IsDir() {
@@ -140,7 +140,7 @@ func (g *gzipper) compressFile(name string) {
 	}
 	in, err := os.Open(p)
 	if err != nil {
-		g.fail("%s: %s", name, errText(err))
+		g.fail("%s: %s", name, proc.ErrorText(err))
 		return
 	}
 	defer in.Close()
@@ -179,7 +179,7 @@ func (g *gzipper) create(name, outName string, perm os.FileMode) (io.Writer, str
 	}
 	f, err := os.OpenFile(op, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		g.fail("%s: %s", outName, errText(err))
+		g.fail("%s: %s", outName, proc.ErrorText(err))
 		return nil, "", false
 	}
 	return f, outName, true
@@ -244,7 +244,7 @@ func (g *gzipper) decompressFile(name string) {
 		}
 	}
 	if err != nil {
-		g.fail("%s: %s", name, errText(err))
+		g.fail("%s: %s", name, proc.ErrorText(err))
 		return
 	}
 	if fi.IsDir() {
@@ -264,7 +264,7 @@ func (g *gzipper) decompressFile(name string) {
 	}
 	in, err := os.Open(p)
 	if err != nil {
-		g.fail("%s: %s", name, errText(err))
+		g.fail("%s: %s", name, proc.ErrorText(err))
 		return
 	}
 	defer in.Close()
@@ -325,7 +325,7 @@ func (g *gzipper) gunzip(w io.Writer, r *bufio.Reader, name string) error {
 func (g *gzipper) listFile(name string) {
 	data, err := os.ReadFile(g.e.Path(name))
 	if err != nil {
-		g.fail("%s: %s", name, errText(err))
+		g.fail("%s: %s", name, proc.ErrorText(err))
 		return
 	}
 	if len(data) < 18 || data[0] != 0x1f || data[1] != 0x8b {

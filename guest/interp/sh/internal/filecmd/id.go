@@ -14,32 +14,32 @@ import (
 // "skillrun", one processor, and a WASI system on wasm32.
 
 func whoami(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "whoami"}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "whoami", 1, proc.Getopt{}, args[1:])
 	if !ok {
 		return st
 	}
 	if len(ops) > 0 {
-		return usage(e, "whoami", 1, "extra operand %s", q(ops[0]))
+		return e.Usage("whoami", 1, "extra operand %s", q(ops[0]))
 	}
 	fmt.Fprintln(e.Stdout, sandboxUser)
 	return 0
 }
 
 func id(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "id", spec: "a Z,context g,group G,groups n,name r,real u,user z,zero"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "id", 1, proc.Getopt{Spec: "a Z,context g,group G,groups n,name r,real u,user z,zero"}, args[1:])
 	if !ok {
 		return st
 	}
 	var which string
 	name := false
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "g", "G", "u":
-			if which != "" && which != o.key {
+			if which != "" && which != o.Key {
 				e.Errorf("id", "cannot print \"only\" of more than one choice")
 				return 1
 			}
-			which = o.key
+			which = o.Key
 		case "n":
 			name = true
 		case "Z":
@@ -68,7 +68,7 @@ func id(e *proc.Env, args []string) int {
 }
 
 func hostname(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "hostname", spec: "a,alias A,all-fqdns d,domain f,fqdn,long s,short i,ip-address I,all-ip-addresses y,yp,nis b,boot F,file:", fail: 1}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "hostname", 1, proc.Getopt{Spec: "a,alias A,all-fqdns d,domain f,fqdn,long s,short i,ip-address I,all-ip-addresses y,yp,nis b,boot F,file:"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -81,32 +81,32 @@ func hostname(e *proc.Env, args []string) int {
 }
 
 func nproc(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "nproc", spec: ",all ,ignore:"}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "nproc", 1, proc.Getopt{Spec: ",all ,ignore:"}, args[1:])
 	if !ok {
 		return st
 	}
 	if len(ops) > 0 {
-		return usage(e, "nproc", 1, "extra operand %s", q(ops[0]))
+		return e.Usage("nproc", 1, "extra operand %s", q(ops[0]))
 	}
 	fmt.Fprintln(e.Stdout, 1)
 	return 0
 }
 
 func uname(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "uname", spec: "a,all s,kernel-name n,nodename r,kernel-release v,kernel-version m,machine p,processor i,hardware-platform o,operating-system"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "uname", 1, proc.Getopt{Spec: "a,all s,kernel-name n,nodename r,kernel-release v,kernel-version m,machine p,processor i,hardware-platform o,operating-system"}, args[1:])
 	if !ok {
 		return st
 	}
 	if len(ops) > 0 {
-		return usage(e, "uname", 1, "extra operand %s", q(ops[0]))
+		return e.Usage("uname", 1, "extra operand %s", q(ops[0]))
 	}
 	want := map[string]bool{}
 	all := false
 	for _, o := range opts {
-		if o.key == "a" {
+		if o.Key == "a" {
 			all = true
 		}
-		want[o.key] = true
+		want[o.Key] = true
 	}
 	if len(opts) == 0 {
 		want["s"] = true

@@ -8,20 +8,20 @@ import (
 )
 
 func ln(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "ln", spec: "b ,backup:: d,directory F f,force i,interactive L,logical n,no-dereference P,physical r,relative s,symbolic S,suffix: t,target-directory: T,no-target-directory v,verbose"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "ln", 1, proc.Getopt{Spec: "b ,backup:: d,directory F f,force i,interactive L,logical n,no-dereference P,physical r,relative s,symbolic S,suffix: t,target-directory: T,no-target-directory v,verbose"}, args[1:])
 	if !ok {
 		return st
 	}
 	var targetDir string
 	var symbolic, force, noTarget, verbose bool
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "s":
 			symbolic = true
 		case "f":
 			force = true
 		case "t":
-			targetDir = o.val
+			targetDir = o.Val
 		case "T":
 			noTarget = true
 		case "v":
@@ -51,7 +51,7 @@ func linkOne(e *proc.Env, m move, symbolic, force, verbose bool) bool {
 	} else {
 		fi, err := os.Stat(e.Path(m.src))
 		if err != nil {
-			e.Errorf("ln", "failed to access %s: %s", qa(m.src), errText(err))
+			e.Errorf("ln", "failed to access %s: %s", qa(m.src), proc.ErrorText(err))
 			return false
 		}
 		if fi.IsDir() {
@@ -76,9 +76,9 @@ func linkOne(e *proc.Env, m move, symbolic, force, verbose bool) bool {
 	}
 	if err != nil {
 		if isNotExist(err) && !symbolic {
-			e.Errorf("ln", "failed to create %s %s => %s: %s", kind, qa(m.dst), qa(m.src), errText(err))
+			e.Errorf("ln", "failed to create %s %s => %s: %s", kind, qa(m.dst), qa(m.src), proc.ErrorText(err))
 		} else {
-			e.Errorf("ln", "failed to create %s %s: %s", kind, qa(m.dst), errText(err))
+			e.Errorf("ln", "failed to create %s %s: %s", kind, qa(m.dst), proc.ErrorText(err))
 		}
 		return false
 	}

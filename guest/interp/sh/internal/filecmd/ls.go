@@ -42,13 +42,13 @@ type lsEntry struct {
 }
 
 func ls(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "ls", fail: 2, spec: "a,all A,almost-all ,author b,escape ,block-size: B,ignore-backups c C ,color:: d,directory D,dired f F,classify:: ,file-type ,format: ,full-time g ,group-directories-first G,no-group h,human-readable ,si H,dereference-command-line ,dereference-command-line-symlink-to-dir ,hide: ,hyperlink:: ,indicator-style: i,inode I,ignore: k,kibibytes l L,dereference m n,numeric-uid-gid N,literal o p q,hide-control-chars ,show-control-chars Q,quote-name ,quoting-style: r,reverse R,recursive s,size S ,sort: ,time: ,time-style: t T,tabsize: u U v w,width: x X Z,context ,zero 1"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "ls", 2, proc.Getopt{Spec: "a,all A,almost-all ,author b,escape ,block-size: B,ignore-backups c C ,color:: d,directory D,dired f F,classify:: ,file-type ,format: ,full-time g ,group-directories-first G,no-group h,human-readable ,si H,dereference-command-line ,dereference-command-line-symlink-to-dir ,hide: ,hyperlink:: ,indicator-style: i,inode I,ignore: k,kibibytes l L,dereference m n,numeric-uid-gid N,literal o p q,hide-control-chars ,show-control-chars Q,quote-name ,quoting-style: r,reverse R,recursive s,size S ,sort: ,time: ,time-style: t T,tabsize: u U v w,width: x X Z,context ,zero 1"}, args[1:])
 	if !ok {
 		return st
 	}
 	l := &lister{e: e, sortBy: 'n', format: '1', now: time.Now(), first: true}
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "a":
 			l.all = true
 		case "A":
@@ -56,7 +56,7 @@ func ls(e *proc.Env, args []string) int {
 		case "B":
 			l.backups = true
 		case "C", "x", "m":
-			l.format = o.key[0]
+			l.format = o.Key[0]
 		case "d":
 			l.dirOnly = true
 		case "f":
@@ -68,7 +68,7 @@ func ls(e *proc.Env, args []string) int {
 		case "full-time":
 			l.format, l.timeStyle = 'l', "full-iso"
 		case "format":
-			switch o.val {
+			switch o.Val {
 			case "long", "verbose":
 				l.format = 'l'
 			case "single-column":
@@ -91,7 +91,7 @@ func ls(e *proc.Env, args []string) int {
 		case "i":
 			l.inode = true
 		case "I", "hide":
-			l.ignore = append(l.ignore, o.val)
+			l.ignore = append(l.ignore, o.Val)
 		case "l":
 			l.format = 'l'
 		case "L":
@@ -121,9 +121,9 @@ func ls(e *proc.Env, args []string) int {
 		case "X":
 			l.sortBy = 'X'
 		case "sort":
-			l.sortBy = map[string]byte{"none": 'U', "size": 'S', "time": 't', "version": 'v', "extension": 'X', "name": 'n'}[o.val]
+			l.sortBy = map[string]byte{"none": 'U', "size": 'S', "time": 't', "version": 'v', "extension": 'X', "name": 'n'}[o.Val]
 		case "time-style":
-			l.timeStyle = strings.TrimPrefix(o.val, "posix-")
+			l.timeStyle = strings.TrimPrefix(o.Val, "posix-")
 		case "1":
 			l.format = '1'
 		}
@@ -144,7 +144,7 @@ func ls(e *proc.Env, args []string) int {
 		}
 		if err != nil {
 			_ = l.w.Flush()
-			e.Errorf("ls", "cannot access %s: %s", qa(name), errText(err))
+			e.Errorf("ls", "cannot access %s: %s", qa(name), proc.ErrorText(err))
 			l.status = 2
 			continue
 		}
@@ -179,7 +179,7 @@ func (l *lister) listDir(name, p string, header bool, failStatus int) {
 	entries, err := os.ReadDir(p)
 	if err != nil {
 		_ = l.w.Flush()
-		l.e.Errorf("ls", "cannot open directory %s: %s", qa(name), errText(err))
+		l.e.Errorf("ls", "cannot open directory %s: %s", qa(name), proc.ErrorText(err))
 		l.status = max(l.status, failStatus)
 		return
 	}
@@ -206,7 +206,7 @@ func (l *lister) listDir(name, p string, header bool, failStatus int) {
 		}
 		if err != nil {
 			_ = l.w.Flush()
-			l.e.Errorf("ls", "cannot access %s: %s", qa(joinPath(name, n)), errText(err))
+			l.e.Errorf("ls", "cannot access %s: %s", qa(joinPath(name, n)), proc.ErrorText(err))
 			l.status = max(l.status, 1)
 			continue
 		}

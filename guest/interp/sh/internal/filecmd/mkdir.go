@@ -11,27 +11,27 @@ import (
 )
 
 func mkdir(e *proc.Env, args []string) int {
-	opts, dirs, st, ok := getopt{name: "mkdir", spec: "m,mode: p,parents v,verbose Z ,context::"}.parse(e, args[1:])
+	opts, dirs, st, ok := parseArgs(e, "mkdir", 1, proc.Getopt{Spec: "m,mode: p,parents v,verbose Z ,context::"}, args[1:])
 	if !ok {
 		return st
 	}
 	var parents, verbose bool
 	var changes []modeChange
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "p":
 			parents = true
 		case "v":
 			verbose = true
 		case "m":
-			if changes, ok = parseMode(o.val); !ok {
-				e.Errorf("mkdir", "invalid mode %s", q(o.val))
+			if changes, ok = parseMode(o.Val); !ok {
+				e.Errorf("mkdir", "invalid mode %s", q(o.Val))
 				return 1
 			}
 		}
 	}
 	if len(dirs) == 0 {
-		return usage(e, "mkdir", 1, "missing operand")
+		return e.Usage("mkdir", 1, "missing operand")
 	}
 	status := 0
 	for _, name := range dirs {
@@ -50,7 +50,7 @@ func makeDir(e *proc.Env, name string, parents, verbose bool, changes []modeChan
 		}
 	}
 	fail := func(n string, err error) error {
-		e.Errorf("mkdir", "cannot create directory %s: %s", q(n), errText(err))
+		e.Errorf("mkdir", "cannot create directory %s: %s", q(n), proc.ErrorText(err))
 		return err
 	}
 	if parents {
@@ -101,20 +101,20 @@ func makeDir(e *proc.Env, name string, parents, verbose bool, changes []modeChan
 func chmodNew(e *proc.Env, name string, changes []modeChange) error {
 	m := applyMode(changes, 0o777&^umask, true)
 	if err := os.Chmod(e.Path(name), goMode(m)); err != nil {
-		e.Errorf("mkdir", "cannot set permissions of %s: %s", q(name), errText(err))
+		e.Errorf("mkdir", "cannot set permissions of %s: %s", q(name), proc.ErrorText(err))
 		return err
 	}
 	return nil
 }
 
 func rmdir(e *proc.Env, args []string) int {
-	opts, dirs, st, ok := getopt{name: "rmdir", spec: "p,parents v,verbose ,ignore-fail-on-non-empty"}.parse(e, args[1:])
+	opts, dirs, st, ok := parseArgs(e, "rmdir", 1, proc.Getopt{Spec: "p,parents v,verbose ,ignore-fail-on-non-empty"}, args[1:])
 	if !ok {
 		return st
 	}
 	var parents, verbose, ignore bool
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "p":
 			parents = true
 		case "v":
@@ -124,7 +124,7 @@ func rmdir(e *proc.Env, args []string) int {
 		}
 	}
 	if len(dirs) == 0 {
-		return usage(e, "rmdir", 1, "missing operand")
+		return e.Usage("rmdir", 1, "missing operand")
 	}
 	status := 0
 	remove := func(name string, parent bool) bool {
@@ -139,9 +139,9 @@ func rmdir(e *proc.Env, args []string) int {
 			return false
 		}
 		if parent {
-			e.Errorf("rmdir", "failed to remove directory %s: %s", qa(name), errText(err))
+			e.Errorf("rmdir", "failed to remove directory %s: %s", qa(name), proc.ErrorText(err))
 		} else {
-			e.Errorf("rmdir", "failed to remove %s: %s", qa(name), errText(err))
+			e.Errorf("rmdir", "failed to remove %s: %s", qa(name), proc.ErrorText(err))
 		}
 		status = 1
 		return false

@@ -12,7 +12,7 @@ import (
 )
 
 func mktemp(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "mktemp", spec: "d,directory u,dry-run q,quiet ,suffix: p: ,tmpdir:: t"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "mktemp", 1, proc.Getopt{Spec: "d,directory u,dry-run q,quiet ,suffix: p: ,tmpdir:: t"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -20,7 +20,7 @@ func mktemp(e *proc.Env, args []string) int {
 	var suffix, pdir string
 	hasSuffix := false
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "d":
 			dir = true
 		case "u":
@@ -28,9 +28,9 @@ func mktemp(e *proc.Env, args []string) int {
 		case "q":
 			quiet = true
 		case "suffix":
-			suffix, hasSuffix = o.val, true
+			suffix, hasSuffix = o.Val, true
 		case "p", "tmpdir":
-			useP, pdir = true, o.val
+			useP, pdir = true, o.Val
 		case "t":
 			useT = true
 		}
@@ -48,7 +48,7 @@ func mktemp(e *proc.Env, args []string) int {
 	case 1:
 		template = ops[0]
 	default:
-		return usage(e, "mktemp", 1, "too many templates")
+		return e.Usage("mktemp", 1, "too many templates")
 	}
 	if !hasSuffix {
 		// The X's are the last run of them; what follows is the suffix.
@@ -118,7 +118,7 @@ func mktemp(e *proc.Env, args []string) int {
 			if dir {
 				kind = "directory"
 			}
-			return fail("failed to create %s via template %s: %s", kind, q(template+suffix), errText(err))
+			return fail("failed to create %s via template %s: %s", kind, q(template+suffix), proc.ErrorText(err))
 		}
 		fmt.Fprintln(e.Stdout, name)
 		return 0

@@ -10,20 +10,20 @@ import (
 )
 
 func mv(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "mv", spec: "b ,backup:: f,force i,interactive n,no-clobber ,strip-trailing-slashes S,suffix: t,target-directory: T,no-target-directory u,update v,verbose Z ,context"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "mv", 1, proc.Getopt{Spec: "b ,backup:: f,force i,interactive n,no-clobber ,strip-trailing-slashes S,suffix: t,target-directory: T,no-target-directory u,update v,verbose Z ,context"}, args[1:])
 	if !ok {
 		return st
 	}
 	var targetDir string
 	var noTarget, noClobber, update, verbose bool
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "f":
 			noClobber = false
 		case "n":
 			noClobber = true
 		case "t":
-			targetDir = o.val
+			targetDir = o.Val
 		case "T":
 			noTarget = true
 		case "u":
@@ -49,7 +49,7 @@ func moveOne(e *proc.Env, m move, noClobber, update, verbose bool) bool {
 	sp, dp := e.Path(m.src), e.Path(m.dst)
 	sfi, err := os.Lstat(sp)
 	if err != nil {
-		e.Errorf("mv", "cannot stat %s: %s", qa(m.src), errText(err))
+		e.Errorf("mv", "cannot stat %s: %s", qa(m.src), proc.ErrorText(err))
 		return false
 	}
 	if dfi, err := os.Lstat(dp); err == nil {
@@ -89,7 +89,7 @@ func moveOne(e *proc.Env, m move, noClobber, update, verbose bool) bool {
 		if isNotEmpty(err) {
 			err = errNotEmpty
 		}
-		e.Errorf("mv", "cannot move %s to %s: %s", qa(m.src), qa(m.dst), errText(err))
+		e.Errorf("mv", "cannot move %s to %s: %s", qa(m.src), qa(m.dst), proc.ErrorText(err))
 		return false
 	}
 	if verbose {

@@ -14,7 +14,7 @@ import (
 
 // syncCmd has nothing to flush: the host owns the files.
 func syncCmd(e *proc.Env, args []string) int {
-	_, _, st, ok := getopt{name: "sync", spec: "d,data f,file-system"}.parse(e, args[1:])
+	_, _, st, ok := parseArgs(e, "sync", 1, proc.Getopt{Spec: "d,data f,file-system"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -23,13 +23,13 @@ func syncCmd(e *proc.Env, args []string) int {
 
 // df cannot report file system usage: WASI has no statfs.
 func df(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "df", spec: "a,all B,block-size: h,human-readable H,si i,inodes k l,local ,output:: P,portability ,sync t,type: T,print-type x,exclude-type: ,total"}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "df", 1, proc.Getopt{Spec: "a,all B,block-size: h,human-readable H,si i,inodes k l,local ,output:: P,portability ,sync t,type: T,print-type x,exclude-type: ,total"}, args[1:])
 	if !ok {
 		return st
 	}
 	for _, name := range ops {
 		if _, err := os.Stat(e.Path(name)); err != nil {
-			e.Errorf("df", "%s: %s", name, errText(err))
+			e.Errorf("df", "%s: %s", name, proc.ErrorText(err))
 			return 1
 		}
 	}
@@ -39,12 +39,12 @@ func df(e *proc.Env, args []string) int {
 
 // mkfifo fails: the sandbox's file system has no named pipes.
 func mkfifo(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "mkfifo", spec: "m,mode: Z ,context::"}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "mkfifo", 1, proc.Getopt{Spec: "m,mode: Z ,context::"}, args[1:])
 	if !ok {
 		return st
 	}
 	if len(ops) == 0 {
-		return usage(e, "mkfifo", 1, "missing operand")
+		return e.Usage("mkfifo", 1, "missing operand")
 	}
 	for _, name := range ops {
 		e.Errorf("mkfifo", "cannot create fifo %s: Operation not supported", q(name))
@@ -56,13 +56,13 @@ func mkfifo(e *proc.Env, args []string) int {
 // in the sandbox and ownership cannot change.
 func chown(e *proc.Env, args []string) int {
 	name := args[0]
-	opts, ops, st, ok := getopt{name: name, spec: "c,changes f,silent,quiet v,verbose R,recursive h,no-dereference H L P ,dereference ,from: ,reference: ,preserve-root ,no-preserve-root"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, name, 1, proc.Getopt{Spec: "c,changes f,silent,quiet v,verbose R,recursive h,no-dereference H L P ,dereference ,from: ,reference: ,preserve-root ,no-preserve-root"}, args[1:])
 	if !ok {
 		return st
 	}
 	quiet, ref := false, false
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "f":
 			quiet = true
 		case "reference":
@@ -71,14 +71,14 @@ func chown(e *proc.Env, args []string) int {
 	}
 	if !ref {
 		if len(ops) == 0 {
-			return usage(e, name, 1, "missing operand")
+			return e.Usage(name, 1, "missing operand")
 		}
 		if len(ops) == 1 {
-			return usage(e, name, 1, "missing operand after %s", q(ops[0]))
+			return e.Usage(name, 1, "missing operand after %s", q(ops[0]))
 		}
 		ops = ops[1:]
 	} else if len(ops) == 0 {
-		return usage(e, name, 1, "missing operand")
+		return e.Usage(name, 1, "missing operand")
 	}
 	verb := "ownership"
 	if name == "chgrp" {
@@ -89,7 +89,7 @@ func chown(e *proc.Env, args []string) int {
 			continue
 		}
 		if _, err := os.Lstat(e.Path(f)); err != nil {
-			e.Errorf(name, "cannot access %s: %s", qa(f), errText(err))
+			e.Errorf(name, "cannot access %s: %s", qa(f), proc.ErrorText(err))
 			continue
 		}
 		e.Errorf(name, "changing %s of %s: Operation not permitted", verb, qa(f))
@@ -136,16 +136,16 @@ func ps(e *proc.Env, args []string) int {
 // cannot be interrupted, so only the sandbox's own limits apply. The
 // duration is still checked so that usage errors match GNU's.
 func timeout(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "timeout", spec: "f,foreground k,kill-after: p,preserve-status s,signal: v,verbose", posix: true, fail: 125}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "timeout", 125, proc.Getopt{Spec: "f,foreground k,kill-after: p,preserve-status s,signal: v,verbose", Posix: true}, args[1:])
 	if !ok {
 		return st
 	}
 	if len(ops) < 2 {
-		tryHelp(e, "timeout")
+		e.TryHelp("timeout")
 		return 125
 	}
 	if _, ok := parseDuration(ops[0]); !ok {
-		return usage(e, "timeout", 125, "invalid time interval %s", q(ops[0]))
+		return e.Usage("timeout", 125, "invalid time interval %s", q(ops[0]))
 	}
 	if e.Exec == nil {
 		return 127

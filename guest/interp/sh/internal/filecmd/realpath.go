@@ -78,14 +78,14 @@ func canonicalize(e *proc.Env, p string, mode canonMode) (string, error) {
 }
 
 func realpathCmd(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "realpath", spec: "e,canonicalize-existing m,canonicalize-missing L,logical P,physical q,quiet ,relative-to: ,relative-base: s,strip,no-symlinks z,zero"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "realpath", 1, proc.Getopt{Spec: "e,canonicalize-existing m,canonicalize-missing L,logical P,physical q,quiet ,relative-to: ,relative-base: s,strip,no-symlinks z,zero"}, args[1:])
 	if !ok {
 		return st
 	}
 	mode, quiet, strip, end := canonAllButLast, false, false, "\n"
 	var relTo, relBase string
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "e":
 			mode = canonExisting
 		case "m":
@@ -97,13 +97,13 @@ func realpathCmd(e *proc.Env, args []string) int {
 		case "z":
 			end = "\x00"
 		case "relative-to":
-			relTo = o.val
+			relTo = o.Val
 		case "relative-base":
-			relBase = o.val
+			relBase = o.Val
 		}
 	}
 	if len(ops) == 0 {
-		return usage(e, "realpath", 1, "missing operand")
+		return e.Usage("realpath", 1, "missing operand")
 	}
 	resolve := func(p string) (string, error) {
 		if strip {
@@ -117,7 +117,7 @@ func realpathCmd(e *proc.Env, args []string) int {
 	if relTo != "" {
 		r, err := resolve(relTo)
 		if err != nil {
-			e.Errorf("realpath", "%s: %s", qf(relTo), errText(err))
+			e.Errorf("realpath", "%s: %s", qf(relTo), proc.ErrorText(err))
 			return 1
 		}
 		relTo = r
@@ -125,7 +125,7 @@ func realpathCmd(e *proc.Env, args []string) int {
 	if relBase != "" {
 		r, err := resolve(relBase)
 		if err != nil {
-			e.Errorf("realpath", "%s: %s", qf(relBase), errText(err))
+			e.Errorf("realpath", "%s: %s", qf(relBase), proc.ErrorText(err))
 			return 1
 		}
 		relBase = r
@@ -135,7 +135,7 @@ func realpathCmd(e *proc.Env, args []string) int {
 		r, err := resolve(p)
 		if err != nil {
 			if !quiet {
-				e.Errorf("realpath", "%s: %s", qf(p), errText(err))
+				e.Errorf("realpath", "%s: %s", qf(p), proc.ErrorText(err))
 			}
 			status = 1
 			continue
@@ -182,14 +182,14 @@ func relPath(base, target string) string {
 }
 
 func readlinkCmd(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "readlink", spec: "f,canonicalize e,canonicalize-existing m,canonicalize-missing n,no-newline q,quiet s,silent v,verbose z,zero"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "readlink", 1, proc.Getopt{Spec: "f,canonicalize e,canonicalize-existing m,canonicalize-missing n,no-newline q,quiet s,silent v,verbose z,zero"}, args[1:])
 	if !ok {
 		return st
 	}
 	canon, mode, verbose, end := false, canonAllButLast, false, "\n"
 	noNewline := false
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "f":
 			canon, mode = true, canonAllButLast
 		case "e":
@@ -207,7 +207,7 @@ func readlinkCmd(e *proc.Env, args []string) int {
 		}
 	}
 	if len(ops) == 0 {
-		return usage(e, "readlink", 1, "missing operand")
+		return e.Usage("readlink", 1, "missing operand")
 	}
 	if noNewline && len(ops) == 1 {
 		end = ""
@@ -223,7 +223,7 @@ func readlinkCmd(e *proc.Env, args []string) int {
 		}
 		if err != nil {
 			if verbose {
-				e.Errorf("readlink", "%s: %s", qf(p), errText(err))
+				e.Errorf("readlink", "%s: %s", qf(p), proc.ErrorText(err))
 			}
 			status = 1
 			continue

@@ -16,14 +16,14 @@ type remover struct {
 }
 
 func rm(e *proc.Env, args []string) int {
-	opts, files, st, ok := getopt{name: "rm", spec: "f,force i I ,interactive:: r,recursive R d,dir v,verbose ,one-file-system ,no-preserve-root ,preserve-root::"}.parse(e, args[1:])
+	opts, files, st, ok := parseArgs(e, "rm", 1, proc.Getopt{Spec: "f,force i I ,interactive:: r,recursive R d,dir v,verbose ,one-file-system ,no-preserve-root ,preserve-root::"}, args[1:])
 	if !ok {
 		return st
 	}
 	r := &remover{e: e}
 	preserveRoot := true
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "f":
 			r.force = true
 		case "r", "R":
@@ -40,7 +40,7 @@ func rm(e *proc.Env, args []string) int {
 		if r.force {
 			return 0
 		}
-		return usage(e, "rm", 1, "missing operand")
+		return e.Usage("rm", 1, "missing operand")
 	}
 	status := 0
 	for _, name := range files {
@@ -132,5 +132,5 @@ func (r *remover) rmdir(name, p string) bool {
 }
 
 func (r *remover) fail(name string, err error) {
-	r.e.Errorf("rm", "cannot remove %s: %s", qa(name), errText(err))
+	r.e.Errorf("rm", "cannot remove %s: %s", qa(name), proc.ErrorText(err))
 }

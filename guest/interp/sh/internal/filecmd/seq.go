@@ -55,35 +55,35 @@ func seq(e *proc.Env, args []string) int {
 	isNum := func(a string) bool {
 		return len(a) > 1 && a[0] == '-' && (a[1] == '.' || (a[1] >= '0' && a[1] <= '9'))
 	}
-	opts, ops, st, ok := getopt{name: "seq", spec: "f,format: s,separator: w,equal-width", stop: isNum}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "seq", 1, proc.Getopt{Spec: "f,format: s,separator: w,equal-width", Stop: isNum}, args[1:])
 	if !ok {
 		return st
 	}
 	format, sep, equal := "", "\n", false
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "f":
-			format = o.val
+			format = o.Val
 		case "s":
-			sep = o.val
+			sep = o.Val
 		case "w":
 			equal = true
 		}
 	}
 	switch {
 	case len(ops) == 0:
-		return usage(e, "seq", 1, "missing operand")
+		return e.Usage("seq", 1, "missing operand")
 	case len(ops) > 3:
-		return usage(e, "seq", 1, "extra operand %s", q(ops[3]))
+		return e.Usage("seq", 1, "extra operand %s", q(ops[3]))
 	}
 	if format != "" && equal {
-		return usage(e, "seq", 1, "format string may not be specified when printing equal width strings")
+		return e.Usage("seq", 1, "format string may not be specified when printing equal width strings")
 	}
 	nums := make([]seqNum, len(ops))
 	for i, a := range ops {
 		n, ok := parseSeqNum(a)
 		if !ok {
-			return usage(e, "seq", 1, "invalid floating point argument: %s", q(a))
+			return e.Usage("seq", 1, "invalid floating point argument: %s", q(a))
 		}
 		nums[i] = n
 	}
@@ -95,7 +95,7 @@ func seq(e *proc.Env, args []string) int {
 		first, step = nums[0], nums[1]
 	}
 	if step.val == 0 {
-		return usage(e, "seq", 1, "invalid Zero increment value: %s", q(step.text))
+		return e.Usage("seq", 1, "invalid Zero increment value: %s", q(step.text))
 	}
 	var verb floatVerb
 	prefix, suffix := "", ""

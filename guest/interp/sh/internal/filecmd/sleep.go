@@ -10,18 +10,18 @@ import (
 )
 
 func sleep(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "sleep"}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "sleep", 1, proc.Getopt{}, args[1:])
 	if !ok {
 		return st
 	}
 	if len(ops) == 0 {
-		return usage(e, "sleep", 1, "missing operand")
+		return e.Usage("sleep", 1, "missing operand")
 	}
 	var total float64
 	for _, a := range ops {
 		s, ok := parseDuration(a)
 		if !ok {
-			return usage(e, "sleep", 1, "invalid time interval %s", q(a))
+			return e.Usage("sleep", 1, "invalid time interval %s", q(a))
 		}
 		total += s
 	}

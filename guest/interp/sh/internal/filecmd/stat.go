@@ -14,18 +14,18 @@ import (
 // the owner is the sandbox user, and access, change and birth times are
 // the modification time (WASI's stat gives no more through Go's os).
 func stat(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "stat", spec: "c,format: ,printf: L,dereference f,file-system t,terse ,cached:"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "stat", 1, proc.Getopt{Spec: "c,format: ,printf: L,dereference f,file-system t,terse ,cached:"}, args[1:])
 	if !ok {
 		return st
 	}
 	format, deref, terse := "", false, false
 	nl := true
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "c":
-			format, nl = o.val, true
+			format, nl = o.Val, true
 		case "printf":
-			format, nl = o.val, false
+			format, nl = o.Val, false
 		case "L":
 			deref = true
 		case "t":
@@ -36,7 +36,7 @@ func stat(e *proc.Env, args []string) int {
 		}
 	}
 	if len(ops) == 0 {
-		return usage(e, "stat", 1, "missing operand")
+		return e.Usage("stat", 1, "missing operand")
 	}
 	status := 0
 	for _, name := range ops {
@@ -49,7 +49,7 @@ func stat(e *proc.Env, args []string) int {
 			fi, err = os.Lstat(p)
 		}
 		if err != nil {
-			e.Errorf("stat", "cannot statx %s: %s", qa(name), errText(err))
+			e.Errorf("stat", "cannot statx %s: %s", qa(name), proc.ErrorText(err))
 			status = 1
 			continue
 		}

@@ -35,14 +35,14 @@ func sumCmd(e *proc.Env, args []string) int {
 	if !ok {
 		alg, name = algorithms["sha256sum"], "sha256sum"
 	}
-	opts, files, st, ok := getopt{name: name, spec: "b,binary c,check ,ignore-missing ,quiet ,status ,strict ,tag t,text w,warn z,zero"}.parse(e, args[1:])
+	opts, files, st, ok := parseArgs(e, name, 1, proc.Getopt{Spec: "b,binary c,check ,ignore-missing ,quiet ,status ,strict ,tag t,text w,warn z,zero"}, args[1:])
 	if !ok {
 		return st
 	}
 	var check, binary, tag, zero bool
 	var cf checkFlags
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "b":
 			binary = true
 		case "c":
@@ -82,7 +82,7 @@ func sumCmd(e *proc.Env, args []string) int {
 		sum, err := hashFile(e, f, alg.new)
 		if err != nil {
 			_ = w.Flush()
-			e.Errorf(name, "%s: %s", qf(f), errText(err))
+			e.Errorf(name, "%s: %s", qf(f), proc.ErrorText(err))
 			status = 1
 			continue
 		}
@@ -131,7 +131,7 @@ type checkFlags struct {
 func checkSums(e *proc.Env, name, tag string, newHash func() hash.Hash, list string, cf checkFlags) int {
 	f, err := e.Open(list)
 	if err != nil {
-		e.Errorf(name, "%s: %s", qf(list), errText(err))
+		e.Errorf(name, "%s: %s", qf(list), proc.ErrorText(err))
 		return 1
 	}
 	defer f.Close()
@@ -162,7 +162,7 @@ func checkSums(e *proc.Env, name, tag string, newHash func() hash.Hash, list str
 			if cf.ignoreMissing && isNotExist(err) {
 				continue
 			}
-			e.Errorf(name, "%s: %s", qf(file), errText(err))
+			e.Errorf(name, "%s: %s", qf(file), proc.ErrorText(err))
 			unreadable++
 			if !cf.status {
 				fmt.Fprintf(e.Stdout, "%s: FAILED open or read\n", file)

@@ -83,7 +83,7 @@ func tarCmd(e *proc.Env, args []string) int {
 		}
 		args = append(expanded, rest...)
 	}
-	opts, _, st, ok := getopt{name: "tar", fail: 2, ordered: true, spec: "A,catenate,concatenate c,create d,diff,compare ,delete r,append t,list u,update x,extract,get C,directory: f,file: z,gzip,gunzip,ungzip j,bzip2 J,xz a,auto-compress v,verbose p,preserve-permissions,same-permissions k,keep-old-files ,overwrite ,no-same-owner ,same-owner ,no-same-permissions ,numeric-owner O,to-stdout m,touch ,strip-components: ,exclude: T,files-from: X,exclude-from: h,dereference P,absolute-names ,owner: ,group: ,mode: ,mtime: ,sort: ,wildcards ,no-wildcards ,anchored ,no-anchored ,recursion ,no-recursion o ,format: H: ,warning: ,totals:: ,checkpoint:: ,ignore-failed-read ,force-local ,remove-files ,no-overwrite-dir ,keep-newer-files ,transform: ,xform: ,exclude-vcs ,exclude-caches"}.parse(e, args)
+	opts, _, st, ok := parseArgs(e, "tar", 2, proc.Getopt{Spec: "A,catenate,concatenate c,create d,diff,compare ,delete r,append t,list u,update x,extract,get C,directory: f,file: z,gzip,gunzip,ungzip j,bzip2 J,xz a,auto-compress v,verbose p,preserve-permissions,same-permissions k,keep-old-files ,overwrite ,no-same-owner ,same-owner ,no-same-permissions ,numeric-owner O,to-stdout m,touch ,strip-components: ,exclude: T,files-from: X,exclude-from: h,dereference P,absolute-names ,owner: ,group: ,mode: ,mtime: ,sort: ,wildcards ,no-wildcards ,anchored ,no-anchored ,recursion ,no-recursion o ,format: H: ,warning: ,totals:: ,checkpoint:: ,ignore-failed-read ,force-local ,remove-files ,no-overwrite-dir ,keep-newer-files ,transform: ,xform: ,exclude-vcs ,exclude-caches", Ordered: true}, args)
 	if !ok {
 		return st
 	}
@@ -94,26 +94,26 @@ func tarCmd(e *proc.Env, args []string) int {
 	var operands []operand
 	dir := e.Dir
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "":
-			operands = append(operands, operand{o.val, dir})
+			operands = append(operands, operand{o.Val, dir})
 		case "c", "x", "t":
-			if t.mode != 0 && t.mode != o.key[0] {
+			if t.mode != 0 && t.mode != o.Key[0] {
 				e.Errorf("tar", "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option")
 				fmt.Fprintln(e.Stderr, "Try 'tar --help' or 'tar --usage' for more information.")
 				return 2
 			}
-			t.mode = o.key[0]
+			t.mode = o.Key[0]
 		case "A", "d", "delete", "r", "u":
-			e.Errorf("tar", "option %s is not supported in the sandbox", q("-"+o.key))
+			e.Errorf("tar", "option %s is not supported in the sandbox", q("-"+o.Key))
 			return 2
 		case "C":
-			dir = path.Join(dir, o.val)
-			if path.IsAbs(o.val) {
-				dir = path.Clean(o.val)
+			dir = path.Join(dir, o.Val)
+			if path.IsAbs(o.Val) {
+				dir = path.Clean(o.Val)
 			}
 		case "f":
-			t.archive = o.val
+			t.archive = o.Val
 		case "z":
 			t.gz = true
 		case "j":
@@ -131,17 +131,17 @@ func tarCmd(e *proc.Env, args []string) int {
 		case "m":
 			t.noMtime = true
 		case "strip-components":
-			n, err := fmt.Sscanf(o.val, "%d", &t.strip)
+			n, err := fmt.Sscanf(o.Val, "%d", &t.strip)
 			if n != 1 || err != nil || t.strip < 0 {
-				e.Errorf("tar", "Invalid number of elements: %s", q(o.val))
+				e.Errorf("tar", "Invalid number of elements: %s", q(o.Val))
 				return 2
 			}
 		case "exclude":
-			t.excludes = append(t.excludes, o.val)
+			t.excludes = append(t.excludes, o.Val)
 		case "T":
-			data, err := readFileArg(e, o.val)
+			data, err := readFileArg(e, o.Val)
 			if err != nil {
-				e.Errorf("tar", "%s: Cannot open: %s", o.val, errText(err))
+				e.Errorf("tar", "%s: Cannot open: %s", o.Val, proc.ErrorText(err))
 				return 2
 			}
 			for _, l := range strings.Split(data, "\n") {
@@ -150,9 +150,9 @@ func tarCmd(e *proc.Env, args []string) int {
 				}
 			}
 		case "X":
-			data, err := readFileArg(e, o.val)
+			data, err := readFileArg(e, o.Val)
 			if err != nil {
-				e.Errorf("tar", "%s: Cannot open: %s", o.val, errText(err))
+				e.Errorf("tar", "%s: Cannot open: %s", o.Val, proc.ErrorText(err))
 				return 2
 			}
 			for _, l := range strings.Split(data, "\n") {
@@ -241,7 +241,7 @@ func (t *tarrer) create(names, dirs []string) bool {
 	if t.archive != "-" {
 		f, err := os.Create(t.e.Path(t.archive))
 		if err != nil {
-			t.e.Errorf("tar", "%s: Cannot open: %s", t.archive, errText(err))
+			t.e.Errorf("tar", "%s: Cannot open: %s", t.archive, proc.ErrorText(err))
 			t.e.Errorf("tar", "Error is not recoverable: exiting now")
 			return false
 		}
@@ -285,7 +285,7 @@ func (t *tarrer) create(names, dirs []string) bool {
 	}
 	if err != nil {
 		if !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, syscall.EPIPE) {
-			t.e.Errorf("tar", "%s: Cannot write: %s", t.archive, errText(err))
+			t.e.Errorf("tar", "%s: Cannot write: %s", t.archive, proc.ErrorText(err))
 			t.e.Errorf("tar", "Error is not recoverable: exiting now")
 		}
 		return false
@@ -300,7 +300,7 @@ func (t *tarrer) add(tw *tar.Writer, p, shown, member string) {
 	}
 	fi, err := os.Lstat(p)
 	if err != nil {
-		t.errorf("%s: Cannot stat: %s", shown, errText(err))
+		t.errorf("%s: Cannot stat: %s", shown, proc.ErrorText(err))
 		return
 	}
 	if t.archiveInfo != nil && os.SameFile(fi, t.archiveInfo) {
@@ -336,19 +336,19 @@ func (t *tarrer) add(tw *tar.Writer, p, shown, member string) {
 	if fi.Mode().IsRegular() {
 		f, err := os.Open(p)
 		if err != nil {
-			t.errorf("%s: Cannot open: %s", shown, errText(err))
+			t.errorf("%s: Cannot open: %s", shown, proc.ErrorText(err))
 			return
 		}
 		_, err = io.CopyN(tw, f, fi.Size())
 		f.Close()
 		if err != nil {
-			t.errorf("%s: Read error: %s", shown, errText(err))
+			t.errorf("%s: Read error: %s", shown, proc.ErrorText(err))
 		}
 	}
 	if fi.IsDir() {
 		entries, err := os.ReadDir(p)
 		if err != nil {
-			t.errorf("%s: Cannot open: %s", shown, errText(err))
+			t.errorf("%s: Cannot open: %s", shown, proc.ErrorText(err))
 			return
 		}
 		for _, de := range entries {
@@ -411,7 +411,7 @@ func (t *tarrer) read(names []string, dir string) bool {
 	if t.archive != "-" {
 		f, err := os.Open(t.e.Path(t.archive))
 		if err != nil {
-			t.e.Errorf("tar", "%s: Cannot open: %s", t.archive, errText(err))
+			t.e.Errorf("tar", "%s: Cannot open: %s", t.archive, proc.ErrorText(err))
 			t.e.Errorf("tar", "Error is not recoverable: exiting now")
 			return false
 		}
@@ -536,7 +536,7 @@ func (t *tarrer) target(root, name, shown string) string {
 	// already exist there.
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		t.errorf("%s: Cannot open: %s", shown, errText(err))
+		t.errorf("%s: Cannot open: %s", shown, proc.ErrorText(err))
 		return ""
 	}
 	parent := resolveExisting(path.Dir(p))
@@ -591,7 +591,7 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 		return
 	}
 	if err := os.MkdirAll(path.Dir(p), 0o777); err != nil {
-		t.errorf("%s: Cannot mkdir: %s", hdr.Name, errText(err))
+		t.errorf("%s: Cannot mkdir: %s", hdr.Name, proc.ErrorText(err))
 		return
 	}
 	mode := hdr.FileInfo().Mode().Perm() &^ umask
@@ -602,7 +602,7 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 				_ = os.Remove(p)
 			}
 			if err := os.Mkdir(p, 0o700|mode); err != nil {
-				t.errorf("%s: Cannot mkdir: %s", hdr.Name, errText(err))
+				t.errorf("%s: Cannot mkdir: %s", hdr.Name, proc.ErrorText(err))
 				return
 			}
 		}
@@ -613,13 +613,13 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 		}
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
-			t.errorf("%s: Cannot open: %s", hdr.Name, errText(err))
+			t.errorf("%s: Cannot open: %s", hdr.Name, proc.ErrorText(err))
 			return
 		}
 		_, err = io.Copy(f, tr)
 		f.Close()
 		if err != nil {
-			t.errorf("%s: Read error: %s", hdr.Name, errText(err))
+			t.errorf("%s: Read error: %s", hdr.Name, proc.ErrorText(err))
 			return
 		}
 		_ = os.Chmod(p, mode)
@@ -635,7 +635,7 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 			// through the link.
 			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0)
 			if err != nil {
-				t.errorf("%s: Cannot create symlink to %s: %s", hdr.Name, q(hdr.Linkname), errText(err))
+				t.errorf("%s: Cannot create symlink to %s: %s", hdr.Name, q(hdr.Linkname), proc.ErrorText(err))
 				return
 			}
 			f.Close()
@@ -644,7 +644,7 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 			return
 		}
 		if err := os.Symlink(hdr.Linkname, p); err != nil {
-			t.errorf("%s: Cannot create symlink to %s: %s", hdr.Name, q(hdr.Linkname), errText(err))
+			t.errorf("%s: Cannot create symlink to %s: %s", hdr.Name, q(hdr.Linkname), proc.ErrorText(err))
 		}
 	case tar.TypeLink:
 		link, _ := t.safeName(hdr.Linkname, "hard link targets")
@@ -657,7 +657,7 @@ func (t *tarrer) extract(tr *tar.Reader, hdr *tar.Header, root string) {
 			return
 		}
 		if err := os.Link(lp, p); err != nil {
-			t.errorf("%s: Cannot hard link to %s: %s", hdr.Name, q(link), errText(err))
+			t.errorf("%s: Cannot hard link to %s: %s", hdr.Name, q(link), proc.ErrorText(err))
 		}
 	case tar.TypeXGlobalHeader, tar.TypeXHeader:
 	default:
@@ -678,7 +678,7 @@ func (t *tarrer) replace(p, shown string) bool {
 	}
 	if fi.IsDir() {
 		if err := os.Remove(p); err != nil {
-			t.errorf("%s: Cannot open: %s", shown, errText(errIsDir))
+			t.errorf("%s: Cannot open: %s", shown, proc.ErrorText(errIsDir))
 			return false
 		}
 		return true
@@ -697,7 +697,7 @@ func (t *tarrer) finishExtract() {
 		}
 		_ = os.Remove(d.path)
 		if err := os.Symlink(d.target, d.path); err != nil {
-			t.errorf("%s: Cannot create symlink to %s: %s", d.name, q(d.target), errText(err))
+			t.errorf("%s: Cannot create symlink to %s: %s", d.name, q(d.target), proc.ErrorText(err))
 		}
 	}
 	for i := len(t.dirTimes) - 1; i >= 0; i-- {

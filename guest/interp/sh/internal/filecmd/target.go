@@ -23,14 +23,14 @@ func targets(e *proc.Env, name string, ops []string, targetDir string, noTarget 
 		fi, err := os.Stat(e.Path(targetDir))
 		switch {
 		case err != nil:
-			e.Errorf(name, "target directory %s: %s", qa(targetDir), errText(err))
+			e.Errorf(name, "target directory %s: %s", qa(targetDir), proc.ErrorText(err))
 			return nil, 1, false
 		case !fi.IsDir():
 			e.Errorf(name, "target %s is not a directory", qa(targetDir))
 			return nil, 1, false
 		}
 		if len(ops) == 0 {
-			return nil, usage(e, name, 1, "missing file operand"), false
+			return nil, e.Usage(name, 1, "missing file operand"), false
 		}
 		for _, s := range ops {
 			moves = append(moves, move{s, joinPath(targetDir, baseName(s))})
@@ -39,17 +39,17 @@ func targets(e *proc.Env, name string, ops []string, targetDir string, noTarget 
 	}
 	switch len(ops) {
 	case 0:
-		return nil, usage(e, name, 1, "missing file operand"), false
+		return nil, e.Usage(name, 1, "missing file operand"), false
 	case 1:
 		if name == "ln" {
 			return []move{{ops[0], joinPath(".", baseName(ops[0]))}}, 0, true
 		}
-		return nil, usage(e, name, 1, "missing destination file operand after %s", qa(ops[0])), false
+		return nil, e.Usage(name, 1, "missing destination file operand after %s", qa(ops[0])), false
 	}
 	last := ops[len(ops)-1]
 	if noTarget {
 		if len(ops) > 2 {
-			return nil, usage(e, name, 1, "extra operand %s", qa(ops[2])), false
+			return nil, e.Usage(name, 1, "extra operand %s", qa(ops[2])), false
 		}
 		return []move{{ops[0], last}}, 0, true
 	}
@@ -64,7 +64,7 @@ func targets(e *proc.Env, name string, ops []string, targetDir string, noTarget 
 		if err == nil {
 			err = errNotDir
 		}
-		e.Errorf(name, "target %s: %s", qa(last), errText(err))
+		e.Errorf(name, "target %s: %s", qa(last), proc.ErrorText(err))
 		return nil, 1, false
 	}
 	return []move{{ops[0], last}}, 0, true

@@ -8,13 +8,13 @@ import (
 )
 
 func tee(e *proc.Env, args []string) int {
-	opts, files, st, ok := getopt{name: "tee", spec: "a,append i,ignore-interrupts p ,output-error::"}.parse(e, args[1:])
+	opts, files, st, ok := parseArgs(e, "tee", 1, proc.Getopt{Spec: "a,append i,ignore-interrupts p ,output-error::"}, args[1:])
 	if !ok {
 		return st
 	}
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	for _, o := range opts {
-		if o.key == "a" {
+		if o.Key == "a" {
 			flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 		}
 	}
@@ -27,7 +27,7 @@ func tee(e *proc.Env, args []string) int {
 	for _, name := range files {
 		f, err := os.OpenFile(e.Path(name), flag, 0o666)
 		if err != nil {
-			e.Errorf("tee", "%s: %s", qf(name), errText(err))
+			e.Errorf("tee", "%s: %s", qf(name), proc.ErrorText(err))
 			status = 1
 			continue
 		}
@@ -43,7 +43,7 @@ func tee(e *proc.Env, args []string) int {
 			kept := outs[:0]
 			for _, o := range outs {
 				if _, werr := o.w.Write(buf[:n]); werr != nil {
-					e.Errorf("tee", "%s: %s", qf(o.name), errText(werr))
+					e.Errorf("tee", "%s: %s", qf(o.name), proc.ErrorText(werr))
 					status = 1
 					continue
 				}
@@ -55,7 +55,7 @@ func tee(e *proc.Env, args []string) int {
 			break
 		}
 		if err != nil {
-			e.Errorf("tee", "read error: %s", errText(err))
+			e.Errorf("tee", "read error: %s", proc.ErrorText(err))
 			return 1
 		}
 	}

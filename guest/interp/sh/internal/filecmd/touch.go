@@ -10,41 +10,41 @@ import (
 )
 
 func touch(e *proc.Env, args []string) int {
-	opts, files, st, ok := getopt{name: "touch", spec: "a c,no-create d,date: f h,no-dereference m r,reference: t: ,time:"}.parse(e, args[1:])
+	opts, files, st, ok := parseArgs(e, "touch", 1, proc.Getopt{Spec: "a c,no-create d,date: f h,no-dereference m r,reference: t: ,time:"}, args[1:])
 	if !ok {
 		return st
 	}
 	noCreate := false
 	when := time.Now()
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "c":
 			noCreate = true
 		case "d":
-			t, ok := parseDate(o.val, time.Now(), time.UTC)
+			t, ok := parseDate(o.Val, time.Now(), time.UTC)
 			if !ok {
-				e.Errorf("touch", "invalid date format %s", q(o.val))
+				e.Errorf("touch", "invalid date format %s", q(o.Val))
 				return 1
 			}
 			when = t
 		case "t":
-			t, ok := parseStamp(o.val)
+			t, ok := parseStamp(o.Val)
 			if !ok {
-				e.Errorf("touch", "invalid date format %s", q(o.val))
+				e.Errorf("touch", "invalid date format %s", q(o.Val))
 				return 1
 			}
 			when = t
 		case "r":
-			fi, err := os.Stat(e.Path(o.val))
+			fi, err := os.Stat(e.Path(o.Val))
 			if err != nil {
-				e.Errorf("touch", "failed to get attributes of %s: %s", q(o.val), errText(err))
+				e.Errorf("touch", "failed to get attributes of %s: %s", q(o.Val), proc.ErrorText(err))
 				return 1
 			}
 			when = fi.ModTime()
 		}
 	}
 	if len(files) == 0 {
-		return usage(e, "touch", 1, "missing file operand")
+		return e.Usage("touch", 1, "missing file operand")
 	}
 	status := 0
 	for _, name := range files {
@@ -65,7 +65,7 @@ func touch(e *proc.Env, args []string) int {
 			}
 		}
 		if err != nil {
-			e.Errorf("touch", "cannot touch %s: %s", qa(name), errText(err))
+			e.Errorf("touch", "cannot touch %s: %s", qa(name), proc.ErrorText(err))
 			status = 1
 		}
 	}

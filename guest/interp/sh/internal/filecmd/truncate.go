@@ -7,7 +7,7 @@ import (
 )
 
 func truncateCmd(e *proc.Env, args []string) int {
-	opts, ops, st, ok := getopt{name: "truncate", spec: "c,no-create o,io-blocks r,reference: s,size:"}.parse(e, args[1:])
+	opts, ops, st, ok := parseArgs(e, "truncate", 1, proc.Getopt{Spec: "c,no-create o,io-blocks r,reference: s,size:"}, args[1:])
 	if !ok {
 		return st
 	}
@@ -15,20 +15,20 @@ func truncateCmd(e *proc.Env, args []string) int {
 	var sizeArg, ref string
 	hasSize := false
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "c":
 			noCreate = true
 		case "r":
-			ref = o.val
+			ref = o.Val
 		case "s":
-			sizeArg, hasSize = o.val, true
+			sizeArg, hasSize = o.Val, true
 		}
 	}
 	if !hasSize && ref == "" {
-		return usage(e, "truncate", 1, "you must specify either %s or %s", q("--size"), q("--reference"))
+		return e.Usage("truncate", 1, "you must specify either %s or %s", q("--size"), q("--reference"))
 	}
 	if len(ops) == 0 {
-		return usage(e, "truncate", 1, "missing file operand")
+		return e.Usage("truncate", 1, "missing file operand")
 	}
 	var op byte
 	var size int64
@@ -51,7 +51,7 @@ func truncateCmd(e *proc.Env, args []string) int {
 	if ref != "" {
 		fi, err := os.Stat(e.Path(ref))
 		if err != nil {
-			e.Errorf("truncate", "cannot stat %s: %s", qa(ref), errText(err))
+			e.Errorf("truncate", "cannot stat %s: %s", qa(ref), proc.ErrorText(err))
 			return 1
 		}
 		if !hasSize {
@@ -78,7 +78,7 @@ func truncateCmd(e *proc.Env, args []string) int {
 			if noCreate && isNotExist(err) {
 				continue
 			}
-			e.Errorf("truncate", "cannot open %s for writing: %s", qa(name), errText(err))
+			e.Errorf("truncate", "cannot open %s for writing: %s", qa(name), proc.ErrorText(err))
 			status = 1
 			continue
 		}
@@ -103,7 +103,7 @@ func truncateCmd(e *proc.Env, args []string) int {
 			n = (cur + size - 1) / size * size
 		}
 		if err := f.Truncate(n); err != nil {
-			e.Errorf("truncate", "failed to truncate %s at %d bytes: %s", qa(name), n, errText(err))
+			e.Errorf("truncate", "failed to truncate %s at %d bytes: %s", qa(name), n, proc.ErrorText(err))
 			status = 1
 		}
 		f.Close()

@@ -175,22 +175,12 @@ func isNotEmpty(err error) bool {
 
 func sortStrings(s []string) { sort.Strings(s) }
 
-// errText is proc.ErrorText with "Directory not empty" checked first:
-// syscall.ENOTEMPTY also matches fs.ErrExist, which proc.ErrorText
-// reports as "File exists".
-func errText(err error) string {
-	if errors.Is(err, syscall.ENOTEMPTY) {
-		return "Directory not empty"
-	}
-	return proc.ErrorText(err)
-}
-
 // writeFailed reports a failed write to standard output as GNU tools do,
 // "CMD: write error: ...", and returns exit status 1. A closed pipe goes
 // unreported: there GNU tools die of SIGPIPE without a word.
 func writeFailed(e *proc.Env, cmd string, err error) int {
 	if !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, syscall.EPIPE) {
-		e.Errorf(cmd, "write error: %s", errText(err))
+		e.Errorf(cmd, "write error: %s", proc.ErrorText(err))
 	}
 	return 1
 }

@@ -34,7 +34,7 @@ func (e errQuote) Error() string { return string(e) }
 const xargsMaxChars = 128 << 10
 
 func xargs(e *proc.Env, args []string) int {
-	opts, cmd, st, ok := getopt{name: "xargs", posix: true, spec: "0,null a,arg-file: d,delimiter: E: e,eof:: I: i,replace:: L,max-lines: l:: n,max-args: o,open-tty p,interactive P,max-procs: ,process-slot-var: r,no-run-if-empty s,max-chars: ,show-limits t,verbose x,exit"}.parse(e, args[1:])
+	opts, cmd, st, ok := parseArgs(e, "xargs", 1, proc.Getopt{Spec: "0,null a,arg-file: d,delimiter: E: e,eof:: I: i,replace:: L,max-lines: l:: n,max-args: o,open-tty p,interactive P,max-procs: ,process-slot-var: r,no-run-if-empty s,max-chars: ,show-limits t,verbose x,exit", Posix: true}, args[1:])
 	if !ok {
 		return st
 	}
@@ -44,39 +44,39 @@ func xargs(e *proc.Env, args []string) int {
 	noEmpty, trace, exitOnSize := false, false, false
 	input := e.Stdin
 	for _, o := range opts {
-		switch o.key {
+		switch o.Key {
 		case "0":
 			x.delim = 0
 		case "d":
-			d, ok := parseDelim(o.val)
+			d, ok := parseDelim(o.Val)
 			if !ok {
-				e.Errorf("xargs", "invalid input delimiter specification %s: the delimiter must be either a single character or an escape sequence starting with \\.", o.val)
+				e.Errorf("xargs", "invalid input delimiter specification %s: the delimiter must be either a single character or an escape sequence starting with \\.", o.Val)
 				return 1
 			}
 			x.delim = int(d)
 		case "a":
-			f, err := e.Open(o.val)
+			f, err := e.Open(o.Val)
 			if err != nil {
-				e.Errorf("xargs", "Cannot open input file %s: %s", q(o.val), errText(err))
+				e.Errorf("xargs", "Cannot open input file %s: %s", q(o.Val), proc.ErrorText(err))
 				return 1
 			}
 			defer f.Close()
 			input = f
 		case "E", "e":
-			x.eof, x.hasEOF = o.val, o.val != ""
+			x.eof, x.hasEOF = o.Val, o.Val != ""
 		case "I", "i":
-			replace = o.val
-			if o.key == "i" && !o.hasVal {
+			replace = o.Val
+			if o.Key == "i" && !o.HasVal {
 				replace = "{}"
 			}
 			maxLines, maxArgs = 1, 0
 			x.lineMode = true
 		case "L", "l":
 			n := 1
-			if o.hasVal {
-				v, err := strconv.Atoi(o.val)
+			if o.HasVal {
+				v, err := strconv.Atoi(o.Val)
 				if err != nil || v < 1 {
-					e.Errorf("xargs", "invalid number %s for -L option", q(o.val))
+					e.Errorf("xargs", "invalid number %s for -L option", q(o.Val))
 					return 1
 				}
 				n = v
@@ -84,22 +84,22 @@ func xargs(e *proc.Env, args []string) int {
 			maxLines, maxArgs, replace = n, 0, ""
 			x.lineMode = false
 		case "n":
-			v, err := strconv.Atoi(o.val)
+			v, err := strconv.Atoi(o.Val)
 			if err != nil || v < 1 {
-				e.Errorf("xargs", "invalid number %s for -n option", q(o.val))
+				e.Errorf("xargs", "invalid number %s for -n option", q(o.Val))
 				return 1
 			}
 			maxArgs, maxLines = v, 0
 		case "s":
-			v, err := strconv.Atoi(o.val)
+			v, err := strconv.Atoi(o.Val)
 			if err != nil || v < 1 {
-				e.Errorf("xargs", "invalid number %s for -s option", q(o.val))
+				e.Errorf("xargs", "invalid number %s for -s option", q(o.Val))
 				return 1
 			}
 			maxChars = min(v, xargsMaxChars)
 		case "P":
-			if _, err := strconv.Atoi(o.val); err != nil {
-				e.Errorf("xargs", "invalid number %s for -P option", q(o.val))
+			if _, err := strconv.Atoi(o.Val); err != nil {
+				e.Errorf("xargs", "invalid number %s for -P option", q(o.Val))
 				return 1
 			}
 		case "r":
@@ -196,7 +196,7 @@ func xargs(e *proc.Env, args []string) int {
 			if errors.As(readErr, &eq) {
 				e.Errorf("xargs", "%s; by default quotes are special to xargs unless you use the -0 option", eq)
 			} else {
-				e.Errorf("xargs", "read error: %s", errText(readErr))
+				e.Errorf("xargs", "read error: %s", proc.ErrorText(readErr))
 			}
 			return 1
 		}

@@ -9,7 +9,7 @@ import (
 // yes writes its line until the write fails (the reader went away) or
 // the command is cancelled.
 func yes(e *proc.Env, args []string) int {
-	_, ops, st, ok := getopt{name: "yes"}.parse(e, args[1:])
+	_, ops, st, ok := parseArgs(e, "yes", 1, proc.Getopt{}, args[1:])
 	if !ok {
 		return st
 	}

@@ -7,17 +7,12 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var commOpts = []optDef{
-	{'1', "", noArg}, {'2', "", noArg}, {'3', "", noArg},
-	{0, "check-order", noArg}, {0, "nocheck-order", noArg},
-	{0, "output-delimiter", reqArg}, {0, "total", noArg}, {'z', "zero-terminated", noArg},
-}
+const commOpts = "1 2 3 ,check-order ,nocheck-order ,output-delimiter: ,total z,zero-terminated"
 
 func comm(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], commOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: commOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	usage := func(msg string) int {
-		fmt.Fprintf(e.Stderr, "comm: %s\nTry 'comm --help' for more information.\n", msg)
-		return 1
+		return e.Usage("comm", 1, "%s", msg)
 	}
 	if err != nil {
 		return usage(err.Error())
@@ -26,15 +21,15 @@ func comm(e *proc.Env, args []string) int {
 	checkOrder, noCheck, total, zero := false, false, false, false
 	delim := "\t"
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "1", "2", "3":
-			hide[o.name[0]-'0'] = true
+			hide[o.Key[0]-'0'] = true
 		case "check-order":
 			checkOrder = true
 		case "nocheck-order":
 			noCheck = true
 		case "output-delimiter":
-			delim = o.arg
+			delim = o.Val
 			if delim == "" {
 				delim = "\x00"
 			}

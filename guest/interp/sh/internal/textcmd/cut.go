@@ -11,11 +11,7 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var cutOpts = []optDef{
-	{'b', "bytes", reqArg}, {'c', "characters", reqArg}, {'f', "fields", reqArg},
-	{'d', "delimiter", reqArg}, {'n', "", noArg}, {'s', "only-delimited", noArg},
-	{0, "complement", noArg}, {0, "output-delimiter", reqArg}, {'z', "zero-terminated", noArg},
-}
+const cutOpts = "b,bytes: c,characters: f,fields: d,delimiter: n s,only-delimited ,complement ,output-delimiter: z,zero-terminated"
 
 // cutRange is an inclusive range of 1-based positions.
 type cutRange struct{ lo, hi int }
@@ -23,10 +19,9 @@ type cutRange struct{ lo, hi int }
 // cut's -c selects bytes, as GNU cut (without the i18n patch Debian does
 // not carry) does.
 func cut(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], cutOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: cutOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	usage := func(msg string) int {
-		fmt.Fprintf(e.Stderr, "cut: %s\nTry 'cut --help' for more information.\n", msg)
-		return 1
+		return e.Usage("cut", 1, "%s", msg)
 	}
 	if err != nil {
 		return usage(err.Error())
@@ -36,26 +31,26 @@ func cut(e *proc.Env, args []string) int {
 	haveDelim, onlyDelim, complement, zero := false, false, false, false
 	outDelim, haveOutDelim := "", false
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "b", "c", "f":
 			if mode != "" {
 				return usage("only one list may be specified")
 			}
-			mode, list = o.name, o.arg
+			mode, list = o.Key, o.Val
 		case "d":
-			if len(o.arg) > 1 {
+			if len(o.Val) > 1 {
 				return usage("the delimiter must be a single character")
 			}
 			delim, haveDelim = 0, true
-			if o.arg != "" {
-				delim = o.arg[0]
+			if o.Val != "" {
+				delim = o.Val[0]
 			}
 		case "s":
 			onlyDelim = true
 		case "complement":
 			complement = true
 		case "output-delimiter":
-			outDelim, haveOutDelim = o.arg, true
+			outDelim, haveOutDelim = o.Val, true
 		case "z":
 			zero = true
 		}

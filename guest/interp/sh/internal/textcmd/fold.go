@@ -10,40 +10,35 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var foldOpts = []optDef{
-	{'b', "bytes", noArg}, {'s', "spaces", noArg}, {'w', "width", reqArg},
-	{'0', "", noArg}, {'1', "", noArg}, {'2', "", noArg}, {'3', "", noArg}, {'4', "", noArg},
-	{'5', "", noArg}, {'6', "", noArg}, {'7', "", noArg}, {'8', "", noArg}, {'9', "", noArg},
-}
+const foldOpts = "b,bytes s,spaces w,width: 0 1 2 3 4 5 6 7 8 9"
 
 // fold wraps lines at a width counted in columns of bytes (GNU fold has
 // no multibyte support: "é" is two columns), tabs to the next multiple
 // of 8, backspace back one, carriage return to 0.
 func fold(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], foldOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: foldOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "fold: %v\nTry 'fold --help' for more information.\n", err)
-		return 1
+		return e.Usage("fold", 1, "%v", err)
 	}
 	width := 80
 	byBytes, spaces := false, false
 	digits := ""
 	for _, o := range opts {
-		if len(o.name) == 1 && isDigit(o.name[0]) {
-			digits += o.name
+		if len(o.Key) == 1 && isDigit(o.Key[0]) {
+			digits += o.Key
 			width, _ = strconv.Atoi(digits)
 			continue
 		}
 		digits = ""
-		switch o.name {
+		switch o.Key {
 		case "b":
 			byBytes = true
 		case "s":
 			spaces = true
 		case "w":
-			n, err := strconv.Atoi(o.arg)
+			n, err := strconv.Atoi(o.Val)
 			if err != nil || n <= 0 {
-				fmt.Fprintf(e.Stderr, "fold: invalid number of columns: %s\n", quoteArg(o.arg))
+				fmt.Fprintf(e.Stderr, "fold: invalid number of columns: %s\n", quoteArg(o.Val))
 				return 1
 			}
 			width = n
@@ -140,33 +135,28 @@ func lastBlank(b []byte) int {
 	return -1
 }
 
-var expandOpts = []optDef{
-	{'i', "initial", noArg}, {'t', "tabs", reqArg},
-	{'0', "", noArg}, {'1', "", noArg}, {'2', "", noArg}, {'3', "", noArg}, {'4', "", noArg},
-	{'5', "", noArg}, {'6', "", noArg}, {'7', "", noArg}, {'8', "", noArg}, {'9', "", noArg},
-}
+const expandOpts = "i,initial t,tabs: 0 1 2 3 4 5 6 7 8 9"
 
 // expand turns tabs into spaces, to tab stops every 8 columns or as -t
 // lists them.
 func expand(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], expandOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: expandOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "expand: %v\nTry 'expand --help' for more information.\n", err)
-		return 1
+		return e.Usage("expand", 1, "%v", err)
 	}
 	initial := false
 	spec := ""
 	for _, o := range opts {
 		switch {
-		case o.name == "i":
+		case o.Key == "i":
 			initial = true
-		case o.name == "t":
+		case o.Key == "t":
 			if spec != "" {
 				spec += ","
 			}
-			spec += o.arg
+			spec += o.Val
 		default:
-			spec += o.name
+			spec += o.Key
 		}
 	}
 	stops := []int{8}

@@ -20,28 +20,7 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var grepOpts = []optDef{
-	{'E', "extended-regexp", noArg}, {'F', "fixed-strings", noArg},
-	{'G', "basic-regexp", noArg}, {'P', "perl-regexp", noArg},
-	{'e', "regexp", reqArg}, {'f', "file", reqArg},
-	{'i', "ignore-case", noArg}, {'y', "", noArg}, {0, "no-ignore-case", noArg},
-	{'v', "invert-match", noArg}, {'w', "word-regexp", noArg}, {'x', "line-regexp", noArg},
-	{'c', "count", noArg}, {longOnly, "color", optArg}, {longOnly, "colour", optArg},
-	{'L', "files-without-match", noArg}, {'l', "files-with-matches", noArg},
-	{'m', "max-count", reqArg}, {'o', "only-matching", noArg},
-	{'q', "quiet", noArg}, {'q', "silent", noArg}, {'s', "no-messages", noArg},
-	{'b', "byte-offset", noArg}, {'H', "with-filename", noArg}, {'h', "no-filename", noArg},
-	{0, "label", reqArg}, {'n', "line-number", noArg}, {'T', "initial-tab", noArg},
-	{'Z', "null", noArg}, {'A', "after-context", reqArg}, {'B', "before-context", reqArg},
-	{'C', "context", reqArg}, {'a', "text", noArg}, {0, "binary-files", reqArg},
-	{'I', "", noArg}, {'r', "recursive", noArg}, {'R', "dereference-recursive", noArg},
-	{0, "include", reqArg}, {0, "exclude", reqArg}, {0, "exclude-dir", reqArg},
-	{'z', "null-data", noArg}, {'U', "binary", noArg}, {0, "line-buffered", noArg},
-	{'D', "devices", reqArg}, {'d', "directories", reqArg}, {0, "no-group-separator", noArg},
-	{0, "group-separator", reqArg},
-	{'0', "", noArg}, {'1', "", noArg}, {'2', "", noArg}, {'3', "", noArg}, {'4', "", noArg},
-	{'5', "", noArg}, {'6', "", noArg}, {'7', "", noArg}, {'8', "", noArg}, {'9', "", noArg},
-}
+const grepOpts = "E,extended-regexp F,fixed-strings G,basic-regexp P,perl-regexp e,regexp: f,file: i,ignore-case y ,no-ignore-case v,invert-match w,word-regexp x,line-regexp c,count ,color,colour:: L,files-without-match l,files-with-matches m,max-count: o,only-matching q,quiet,silent s,no-messages b,byte-offset H,with-filename h,no-filename ,label: n,line-number T,initial-tab Z,null A,after-context: B,before-context: C,context: a,text ,binary-files: I r,recursive R,dereference-recursive ,include: ,exclude: ,exclude-dir: z,null-data U,binary ,line-buffered D,devices: d,directories: ,no-group-separator ,group-separator: 0 1 2 3 4 5 6 7 8 9"
 
 const grepUsage = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n"
 
@@ -76,7 +55,7 @@ type grepper struct {
 }
 
 func runGrep(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], grepOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: grepOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "grep: %v\n%s", err, grepUsage)
 		return 2
@@ -91,14 +70,14 @@ func runGrep(e *proc.Env, args []string) int {
 	withName, noName := false, false
 	digitCtx := ""
 	for _, o := range opts {
-		if len(o.name) == 1 && o.name[0] >= '0' && o.name[0] <= '9' {
-			digitCtx += o.name
+		if len(o.Key) == 1 && o.Key[0] >= '0' && o.Key[0] <= '9' {
+			digitCtx += o.Key
 			n, _ := strconv.Atoi(digitCtx)
 			g.after, g.before = n, n
 			continue
 		}
 		digitCtx = ""
-		switch o.name {
+		switch o.Key {
 		case "E":
 			syntax = extendedRE
 		case "F":
@@ -108,12 +87,12 @@ func runGrep(e *proc.Env, args []string) int {
 		case "P":
 			syntax = perlRE
 		case "e":
-			patterns = append(patterns, strings.Split(o.arg, "\n")...)
+			patterns = append(patterns, strings.Split(o.Val, "\n")...)
 			havePatterns = true
 		case "f":
-			data, err := readAllNamed(e, o.arg)
+			data, err := readAllNamed(e, o.Val)
 			if err != nil {
-				fmt.Fprintf(e.Stderr, "grep: %s: %s\n", o.arg, proc.ErrorText(err))
+				fmt.Fprintf(e.Stderr, "grep: %s: %s\n", o.Val, proc.ErrorText(err))
 				return 2
 			}
 			s := string(data)
@@ -140,7 +119,7 @@ func runGrep(e *proc.Env, args []string) int {
 		case "l":
 			g.listMatch, g.listNonMatch = true, false
 		case "m":
-			n, err := strconv.ParseInt(o.arg, 10, 64)
+			n, err := strconv.ParseInt(o.Val, 10, 64)
 			if err != nil {
 				fmt.Fprintf(e.Stderr, "grep: invalid max count\n")
 				return 2
@@ -162,7 +141,7 @@ func runGrep(e *proc.Env, args []string) int {
 		case "h":
 			noName, withName = true, false
 		case "label":
-			g.label = o.arg
+			g.label = o.Val
 		case "n":
 			g.lineNum = true
 		case "T":
@@ -170,12 +149,12 @@ func runGrep(e *proc.Env, args []string) int {
 		case "Z":
 			g.nullName = true
 		case "A", "B", "C":
-			n, err := strconv.Atoi(o.arg)
+			n, err := strconv.Atoi(o.Val)
 			if err != nil || n < 0 {
-				fmt.Fprintf(e.Stderr, "grep: %s: invalid context length argument\n", o.arg)
+				fmt.Fprintf(e.Stderr, "grep: %s: invalid context length argument\n", o.Val)
 				return 2
 			}
-			switch o.name {
+			switch o.Key {
 			case "A":
 				g.after = n
 			case "B":
@@ -188,7 +167,7 @@ func runGrep(e *proc.Env, args []string) int {
 		case "I":
 			g.skipBinary = true
 		case "binary-files":
-			switch o.arg {
+			switch o.Val {
 			case "binary":
 				g.text, g.skipBinary = false, false
 			case "text":
@@ -204,17 +183,17 @@ func runGrep(e *proc.Env, args []string) int {
 		case "R":
 			g.recursive, g.deref = true, true
 		case "include":
-			g.includes = append(g.includes, o.arg)
+			g.includes = append(g.includes, o.Val)
 		case "exclude":
-			g.excludes = append(g.excludes, o.arg)
+			g.excludes = append(g.excludes, o.Val)
 		case "exclude-dir":
-			g.excludeDirs = append(g.excludeDirs, o.arg)
+			g.excludeDirs = append(g.excludeDirs, o.Val)
 		case "z":
 			g.zero = true
 		case "no-group-separator":
 			g.groupSep = nil
 		case "group-separator":
-			s := o.arg
+			s := o.Val
 			g.groupSep = &s
 		}
 	}

@@ -12,17 +12,9 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var headOpts = []optDef{
-	{'n', "lines", reqArg}, {'c', "bytes", reqArg}, {'q', "quiet", noArg},
-	{'q', "silent", noArg}, {'v', "verbose", noArg}, {'z', "zero-terminated", noArg},
-}
+const headOpts = "n,lines: c,bytes: q,quiet,silent v,verbose z,zero-terminated"
 
-var tailOpts = []optDef{
-	{'n', "lines", reqArg}, {'c', "bytes", reqArg}, {'q', "quiet", noArg},
-	{'q', "silent", noArg}, {'v', "verbose", noArg}, {'z', "zero-terminated", noArg},
-	{'f', "follow", optArg}, {'F', "", noArg}, {'s', "sleep-interval", reqArg},
-	{0, "pid", reqArg}, {0, "retry", noArg}, {0, "max-unchanged-stats", reqArg},
-}
+const tailOpts = "n,lines: c,bytes: q,quiet,silent v,verbose z,zero-terminated f,follow:: F s,sleep-interval: ,pid: ,retry ,max-unchanged-stats:"
 
 // obsoleteCount rewrites the obsolete "-5", "-5c" and "+5" (tail)
 // forms into -n/-c options, as head and tail still accept them.
@@ -129,18 +121,18 @@ type headTailArgs struct {
 	operands  []string
 }
 
-func parseHeadTail(e *proc.Env, cmd string, args []string, defs []optDef) (*headTailArgs, bool) {
-	opts, operands, err := getopt(obsoleteCount(args[1:], cmd == "tail"), defs, e.Getenv("POSIXLY_CORRECT") != "")
+func parseHeadTail(e *proc.Env, cmd string, args []string, spec string) (*headTailArgs, bool) {
+	opts, operands, err := proc.Getopt{Spec: spec, Posix: posixlyCorrect(e)}.Parse(obsoleteCount(args[1:], cmd == "tail"))
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "%s: %v\nTry '%s --help' for more information.\n", cmd, err, cmd)
+		e.Usage(cmd, 1, "%v", err)
 		return nil, false
 	}
 	a := &headTailArgs{count: 10, sep: '\n', operands: operands}
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "n", "c":
-			a.bytes = o.name == "c"
-			s := o.arg
+			a.bytes = o.Key == "c"
+			s := o.Val
 			a.fromStart = false
 			if s != "" && (s[0] == '-' || s[0] == '+') {
 				a.fromStart = s[0] == '-' && cmd == "head" || s[0] == '+' && cmd == "tail"

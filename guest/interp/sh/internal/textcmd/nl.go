@@ -9,22 +9,14 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var nlOpts = []optDef{
-	{'b', "body-numbering", reqArg}, {'h', "header-numbering", reqArg},
-	{'f', "footer-numbering", reqArg}, {'d', "section-delimiter", reqArg},
-	{'i', "line-increment", reqArg}, {'l', "join-blank-lines", reqArg},
-	{'n', "number-format", reqArg}, {'p', "no-renumber", noArg},
-	{'s', "number-separator", reqArg}, {'v', "starting-line-number", reqArg},
-	{'w', "number-width", reqArg},
-}
+const nlOpts = "b,body-numbering: h,header-numbering: f,footer-numbering: d,section-delimiter: i,line-increment: l,join-blank-lines: n,number-format: p,no-renumber s,number-separator: v,starting-line-number: w,number-width:"
 
 // nl numbers the lines of the body section; header and footer sections
 // (\:\:\: and \:) are not supported, which scripts hardly use.
 func nl(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], nlOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: nlOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	usage := func(msg string) int {
-		fmt.Fprintf(e.Stderr, "nl: %s\nTry 'nl --help' for more information.\n", msg)
-		return 1
+		return e.Usage("nl", 1, "%s", msg)
 	}
 	if err != nil {
 		return usage(err.Error())
@@ -34,13 +26,13 @@ func nl(e *proc.Env, args []string) int {
 	incr, start, width := int64(1), int64(1), 6
 	format, sepStr := "rn", "\t"
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "b":
 			switch {
-			case o.arg == "a" || o.arg == "t" || o.arg == "n":
-				style = o.arg
-			case strings.HasPrefix(o.arg, "p"):
-				t, err := translate(o.arg[1:], reOptions{syntax: basicRE})
+			case o.Val == "a" || o.Val == "t" || o.Val == "n":
+				style = o.Val
+			case strings.HasPrefix(o.Val, "p"):
+				t, err := translate(o.Val[1:], reOptions{syntax: basicRE})
 				if err == nil {
 					re, err = compileRE(t.expr, false, false)
 				}
@@ -50,16 +42,16 @@ func nl(e *proc.Env, args []string) int {
 				}
 				style = "p"
 			default:
-				return usage("invalid body numbering style: " + quoteArg(o.arg))
+				return usage("invalid body numbering style: " + quoteArg(o.Val))
 			}
 		case "i", "v", "w":
-			n, err := strconv.ParseInt(o.arg, 10, 64)
-			if err != nil || o.name == "w" && (n <= 0 || n > 1<<20) {
-				what := map[string]string{"i": "line number increment", "v": "starting line number", "w": "line number field width"}[o.name]
-				fmt.Fprintf(e.Stderr, "nl: invalid %s: %s\n", what, quoteArg(o.arg))
+			n, err := strconv.ParseInt(o.Val, 10, 64)
+			if err != nil || o.Key == "w" && (n <= 0 || n > 1<<20) {
+				what := map[string]string{"i": "line number increment", "v": "starting line number", "w": "line number field width"}[o.Key]
+				fmt.Fprintf(e.Stderr, "nl: invalid %s: %s\n", what, quoteArg(o.Val))
 				return 1
 			}
-			switch o.name {
+			switch o.Key {
 			case "i":
 				incr = n
 			case "v":
@@ -68,13 +60,13 @@ func nl(e *proc.Env, args []string) int {
 				width = int(n)
 			}
 		case "n":
-			if o.arg != "ln" && o.arg != "rn" && o.arg != "rz" {
-				fmt.Fprintf(e.Stderr, "nl: invalid line numbering format: %s\n", quoteArg(o.arg))
+			if o.Val != "ln" && o.Val != "rn" && o.Val != "rz" {
+				fmt.Fprintf(e.Stderr, "nl: invalid line numbering format: %s\n", quoteArg(o.Val))
 				return 1
 			}
-			format = o.arg
+			format = o.Val
 		case "s":
-			sepStr = o.arg
+			sepStr = o.Val
 		}
 	}
 	if len(operands) == 0 {

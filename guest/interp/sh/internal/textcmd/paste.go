@@ -7,9 +7,7 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var pasteOpts = []optDef{
-	{'d', "delimiters", reqArg}, {'s', "serial", noArg}, {'z', "zero-terminated", noArg},
-}
+const pasteOpts = "d,delimiters: s,serial z,zero-terminated"
 
 // pasteDelims expands paste's delimiter list: \n \t \\ and \0 (none).
 func pasteDelims(s string) []string {
@@ -35,17 +33,16 @@ func pasteDelims(s string) []string {
 }
 
 func paste(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], pasteOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: pasteOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "paste: %v\nTry 'paste --help' for more information.\n", err)
-		return 1
+		return e.Usage("paste", 1, "%v", err)
 	}
 	delims := []string{"\t"}
 	serial, zero := false, false
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "d":
-			delims = pasteDelims(o.arg)
+			delims = pasteDelims(o.Val)
 			if len(delims) == 0 {
 				delims = []string{""}
 			}

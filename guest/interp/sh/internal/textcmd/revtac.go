@@ -52,29 +52,26 @@ func rev(e *proc.Env, args []string) int {
 	return status
 }
 
-var tacOpts = []optDef{
-	{'b', "before", noArg}, {'r', "regex", noArg}, {'s', "separator", reqArg},
-}
+const tacOpts = "b,before r,regex s,separator:"
 
 // tac prints lines in reverse order. Like GNU tac it reverses records
 // that end with the separator, so a last line without one is printed
 // glued to the line that then follows it.
 func tac(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], tacOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: tacOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "tac: %v\nTry 'tac --help' for more information.\n", err)
-		return 1
+		return e.Usage("tac", 1, "%v", err)
 	}
 	sep := []byte("\n")
 	before := false
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "s":
-			if o.arg == "" {
+			if o.Val == "" {
 				fmt.Fprintln(e.Stderr, "tac: separator cannot be empty")
 				return 1
 			}
-			sep = []byte(o.arg)
+			sep = []byte(o.Val)
 		case "b":
 			before = true
 		case "r":

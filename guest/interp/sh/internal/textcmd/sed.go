@@ -14,14 +14,7 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var sedOpts = []optDef{
-	{'n', "quiet", noArg}, {'n', "silent", noArg}, {'e', "expression", reqArg},
-	{'f', "file", reqArg}, {'E', "regexp-extended", noArg}, {'r', "", noArg},
-	{'i', "in-place", optArg}, {'s', "separate", noArg}, {'z', "null-data", noArg},
-	{'l', "line-length", reqArg}, {'u', "unbuffered", noArg}, {'b', "binary", noArg},
-	{0, "posix", noArg}, {0, "debug", noArg}, {0, "sandbox", noArg},
-	{0, "follow-symlinks", noArg}, {0, "help", noArg}, {0, "version", noArg},
-}
+const sedOpts = "n,quiet,silent e,expression: f,file: E,regexp-extended r i,in-place:: s,separate z,null-data l,line-length: u,unbuffered b,binary ,posix ,debug ,sandbox ,follow-symlinks ,help ,version"
 
 // sedUsage is GNU sed's usage text, which it prints on a usage error.
 const sedUsage = `Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...
@@ -101,7 +94,7 @@ func (f *sedFile) writeRaw(s string, sep byte) {
 }
 
 func sed(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], sedOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: sedOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "sed: %v\n%s", err, sedUsage)
 		return 1
@@ -122,31 +115,31 @@ func sed(e *proc.Env, args []string) int {
 		chunks = append(chunks, sedChunk{start: start, end: src.Len(), file: file, expr: exprs})
 	}
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "n":
 			r.quiet = true
 		case "e":
-			addChunk(o.arg, "")
+			addChunk(o.Val, "")
 		case "f":
-			data, err := readAllNamed(e, o.arg)
+			data, err := readAllNamed(e, o.Val)
 			if err != nil {
-				fmt.Fprintf(e.Stderr, "sed: couldn't open file %s: %s\n", o.arg, proc.ErrorText(err))
+				fmt.Fprintf(e.Stderr, "sed: couldn't open file %s: %s\n", o.Val, proc.ErrorText(err))
 				return 4
 			}
-			addChunk(strings.TrimSuffix(string(data), "\n"), o.arg)
+			addChunk(strings.TrimSuffix(string(data), "\n"), o.Val)
 		case "E", "r":
 			r.ere = true
 		case "i":
 			r.inPlace, r.separate = true, true
-			r.suffix = o.arg
+			r.suffix = o.Val
 		case "s":
 			r.separate = true
 		case "z":
 			r.zero = true
 		case "l":
-			n, err := strconv.Atoi(o.arg)
+			n, err := strconv.Atoi(o.Val)
 			if err != nil || n < 0 {
-				fmt.Fprintf(e.Stderr, "sed: invalid line length: %s\n", o.arg)
+				fmt.Fprintf(e.Stderr, "sed: invalid line length: %s\n", o.Val)
 				return 1
 			}
 			r.lineLen = n

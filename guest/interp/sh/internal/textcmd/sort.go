@@ -14,19 +14,7 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var sortOpts = []optDef{
-	{'b', "ignore-leading-blanks", noArg}, {'d', "dictionary-order", noArg},
-	{'f', "ignore-case", noArg}, {'g', "general-numeric-sort", noArg},
-	{'i', "ignore-nonprinting", noArg}, {'M', "month-sort", noArg},
-	{'h', "human-numeric-sort", noArg}, {'n', "numeric-sort", noArg},
-	{'R', "random-sort", noArg}, {'r', "reverse", noArg}, {'V', "version-sort", noArg},
-	{0, "sort", reqArg}, {'c', "check", optArg}, {'C', "", noArg},
-	{'k', "key", reqArg}, {'m', "merge", noArg}, {'o', "output", reqArg},
-	{'s', "stable", noArg}, {'S', "buffer-size", reqArg}, {'t', "field-separator", reqArg},
-	{'T', "temporary-directory", reqArg}, {'u', "unique", noArg},
-	{'z', "zero-terminated", noArg}, {0, "parallel", reqArg}, {0, "debug", noArg},
-	{0, "batch-size", reqArg}, {0, "random-source", reqArg}, {0, "compress-program", reqArg},
-}
+const sortOpts = "b,ignore-leading-blanks d,dictionary-order f,ignore-case g,general-numeric-sort i,ignore-nonprinting M,month-sort h,human-numeric-sort n,numeric-sort R,random-sort r,reverse V,version-sort ,sort: c,check:: C k,key: m,merge o,output: s,stable S,buffer-size: t,field-separator: T,temporary-directory: u,unique z,zero-terminated ,parallel: ,debug ,batch-size: ,random-source: ,compress-program:"
 
 // sortKey is one -k KEYDEF (or the whole line when there is none).
 // Fields and characters are 0-based here; echar 0 means the end of the
@@ -78,62 +66,61 @@ type sorter struct {
 }
 
 func sortCmd(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], sortOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: sortOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	fail := func(msg string) int {
 		fmt.Fprintf(e.Stderr, "sort: %s\n", msg)
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "sort: %v\nTry 'sort --help' for more information.\n", err)
-		return 2
+		return e.Usage("sort", 2, "%v", err)
 	}
 	s := &sorter{tab: -1, seed: maphash.MakeSeed()}
 	var check, quietCheck, zero bool
 	output := ""
 	modes := ""
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "b", "d", "f", "g", "i", "M", "h", "n", "R", "r", "V":
-			s.global.setOption(o.name[0], true)
-			if o.name == "b" {
+			s.global.setOption(o.Key[0], true)
+			if o.Key == "b" {
 				s.global.skipEnd = true
 			}
-			if strings.Contains("ghMnRV", o.name) && !strings.Contains(modes, o.name) {
-				modes += o.name
+			if strings.Contains("ghMnRV", o.Key) && !strings.Contains(modes, o.Key) {
+				modes += o.Key
 			}
 		case "sort":
-			m := map[string]byte{"general-numeric": 'g', "human-numeric": 'h', "month": 'M', "numeric": 'n', "random": 'R', "version": 'V'}[o.arg]
+			m := map[string]byte{"general-numeric": 'g', "human-numeric": 'h', "month": 'M', "numeric": 'n', "random": 'R', "version": 'V'}[o.Val]
 			if m == 0 {
-				return fail(fmt.Sprintf("invalid argument %s for '--sort'", quoteArg(o.arg)))
+				return fail(fmt.Sprintf("invalid argument %s for '--sort'", quoteArg(o.Val)))
 			}
 			s.global.mode = m
 		case "c":
 			check = true
-			if o.arg == "quiet" || o.arg == "silent" {
+			if o.Val == "quiet" || o.Val == "silent" {
 				quietCheck = true
 			}
 		case "C":
 			check, quietCheck = true, true
 		case "k":
-			k, err := parseSortKey(o.arg)
+			k, err := parseSortKey(o.Val)
 			if err != nil {
 				return fail(err.Error())
 			}
 			s.keys = append(s.keys, k)
 		case "o":
-			output = o.arg
+			output = o.Val
 		case "s":
 			s.stable = true
 		case "t":
 			switch {
-			case o.arg == "":
+			case o.Val == "":
 				return fail("empty tab")
-			case o.arg == `\0`:
+			case o.Val == `\0`:
 				s.tab = 0
-			case len(o.arg) > 1:
-				return fail("multi-character tab " + quoteArg(o.arg))
+			case len(o.Val) > 1:
+				return fail("multi-character tab " + quoteArg(o.Val))
 			default:
-				s.tab = int(o.arg[0])
+				s.tab = int(o.Val[0])
 			}
 		case "u":
 			s.unique = true

@@ -168,3 +168,9 @@ func quoteAlways(name string) string {
 // quoteArg quotes an argument in an error message as coreutils does in
 // the C.UTF-8 locale: between ‘curly quotes’.
 func quoteArg(s string) string { return "‘" + s + "’" }
+
+// posixlyCorrect reports whether POSIXLY_CORRECT is set, which makes the
+// first operand end the options.
+func posixlyCorrect(e *proc.Env) bool {
+	return e.Getenv("POSIXLY_CORRECT") != ""
+}

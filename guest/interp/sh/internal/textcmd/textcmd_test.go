@@ -156,36 +156,6 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestGetopt(t *testing.T) {
-	defs := []optDef{{'n', "lines", reqArg}, {'v', "verbose", noArg}, {'i', "in-place", optArg}, {longOnly, "color", optArg}, {longOnly, "colour", optArg}}
-	opts, operands, err := getopt([]string{"-vn5", "a", "--lines=3", "-n", "4", "-i.bak", "--col", "--", "-v"}, defs, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, o := range opts {
-		got = append(got, o.name+"="+o.arg)
-	}
-	want := "v= n=5 n=3 n=4 i=.bak color="
-	if strings.Join(got, " ") != want || strings.Join(operands, " ") != "a -v" {
-		t.Errorf("got %q %q", got, operands)
-	}
-	for args, msg := range map[string]string{
-		"-x":         "invalid option -- 'x'",
-		"-n":         "option requires an argument -- 'n'",
-		"--foo":      "unrecognized option '--foo'",
-		"--lines":    "option '--lines' requires an argument",
-		"--verbose=": "option '--verbose' doesn't allow an argument",
-	} {
-		if _, _, err := getopt([]string{args}, defs, false); err == nil || err.Error() != msg {
-			t.Errorf("%s: got %v, want %s", args, err, msg)
-		}
-	}
-	if _, operands, _ := getopt([]string{"a", "-v"}, defs, true); len(operands) != 2 {
-		t.Errorf("POSIXLY_CORRECT: operands %q", operands)
-	}
-}
-
 // fuzzRun runs a command with a deadline, so endless scripts end; it
 // fails if the command panics (the fuzzer reports that by itself).
 func fuzzRun(t *testing.T, args []string, stdin string) {

@@ -9,25 +9,21 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var trOpts = []optDef{
-	{'c', "complement", noArg}, {'C', "", noArg}, {'d', "delete", noArg},
-	{'s', "squeeze-repeats", noArg}, {'t', "truncate-set1", noArg},
-}
+const trOpts = "c,complement C d,delete s,squeeze-repeats t,truncate-set1"
 
 // tr works on bytes, as GNU tr does (it has no multibyte support): "é"
 // in a set is two bytes.
 func tr(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], trOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: trOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	fail := func(msg string) int {
-		fmt.Fprintf(e.Stderr, "tr: %s\nTry 'tr --help' for more information.\n", msg)
-		return 1
+		return e.Usage("tr", 1, "%s", msg)
 	}
 	if err != nil {
 		return fail(err.Error())
 	}
 	var complement, del, squeeze, truncate bool
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "c", "C":
 			complement = true
 		case "d":

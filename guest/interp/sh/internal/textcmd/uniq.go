@@ -10,18 +10,12 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var uniqOpts = []optDef{
-	{'c', "count", noArg}, {'d', "repeated", noArg}, {'D', "", noArg},
-	{0, "all-repeated", optArg}, {'u', "unique", noArg}, {'i', "ignore-case", noArg},
-	{'f', "skip-fields", reqArg}, {'s', "skip-chars", reqArg}, {'w', "check-chars", reqArg},
-	{'z', "zero-terminated", noArg},
-}
+const uniqOpts = "c,count d,repeated D ,all-repeated:: u,unique i,ignore-case f,skip-fields: s,skip-chars: w,check-chars: z,zero-terminated"
 
 func uniq(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], uniqOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: uniqOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	usage := func(msg string) int {
-		fmt.Fprintf(e.Stderr, "uniq: %s\nTry 'uniq --help' for more information.\n", msg)
-		return 1
+		return e.Usage("uniq", 1, "%s", msg)
 	}
 	if err != nil {
 		return usage(err.Error())
@@ -29,17 +23,17 @@ func uniq(e *proc.Env, args []string) int {
 	var count, repeated, allRepeated, unique, icase, zero bool
 	delimit := "" // --all-repeated=prepend|separate
 	skipFields, skipChars, checkChars := 0, 0, -1
-	num := func(o option, what string) (int, bool) {
-		n, err := strconv.Atoi(o.arg)
+	num := func(o proc.Opt, what string) (int, bool) {
+		n, err := strconv.Atoi(o.Val)
 		if err != nil || n < 0 {
-			fmt.Fprintf(e.Stderr, "uniq: %s: invalid number of %s\n", o.arg, what)
+			fmt.Fprintf(e.Stderr, "uniq: %s: invalid number of %s\n", o.Val, what)
 			return 0, false
 		}
 		return n, true
 	}
 	var ok bool
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "c":
 			count = true
 		case "d":
@@ -48,12 +42,12 @@ func uniq(e *proc.Env, args []string) int {
 			allRepeated = true
 		case "all-repeated":
 			allRepeated = true
-			delimit = o.arg
+			delimit = o.Val
 			if delimit == "none" {
 				delimit = ""
 			}
 			if delimit != "" && delimit != "prepend" && delimit != "separate" {
-				return usage(fmt.Sprintf("invalid argument %s for '--all-repeated'", quoteArg(o.arg)))
+				return usage(fmt.Sprintf("invalid argument %s for '--all-repeated'", quoteArg(o.Val)))
 			}
 		case "u":
 			unique = true

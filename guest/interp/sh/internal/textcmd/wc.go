@@ -15,10 +15,7 @@ import (
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
-var wcOpts = []optDef{
-	{'c', "bytes", noArg}, {'m', "chars", noArg}, {'l', "lines", noArg},
-	{'w', "words", noArg}, {'L', "max-line-length", noArg},
-}
+const wcOpts = "c,bytes m,chars l,lines w,words L,max-line-length"
 
 // wcCounts are the counts of one input.
 type wcCounts struct {
@@ -26,14 +23,13 @@ type wcCounts struct {
 }
 
 func wc(e *proc.Env, args []string) int {
-	opts, operands, err := getopt(args[1:], wcOpts, e.Getenv("POSIXLY_CORRECT") != "")
+	opts, operands, err := proc.Getopt{Spec: wcOpts, Posix: posixlyCorrect(e)}.Parse(args[1:])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "wc: %v\nTry 'wc --help' for more information.\n", err)
-		return 1
+		return e.Usage("wc", 1, "%v", err)
 	}
 	var show struct{ lines, words, chars, bytes, maxLen bool }
 	for _, o := range opts {
-		switch o.name {
+		switch o.Key {
 		case "c":
 			show.bytes = true
 		case "m":
