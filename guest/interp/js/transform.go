@@ -5,15 +5,10 @@ package main
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
-
-// esmSyntax finds a top-level import or export statement: a module
-// written as ES module, which goja (CommonJS only) cannot load as it is.
-var esmSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|import\s*$|export\s+(default|const|let|var|function|class|async|\{|\*))`)
 
 // toCommonJS returns the code of file as CommonJS that goja runs (in the
 // build with the esbuild tag, jsts.wasm, which skillrun runs for

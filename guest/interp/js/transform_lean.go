@@ -5,12 +5,8 @@ package main
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 )
-
-// esmSyntax finds a top-level import or export statement.
-var esmSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|import\s*$|export\s+(default|const|let|var|function|class|async|\{|\*))`)
 
 // toCommonJS of the lean build (js.wasm, without esbuild) runs CommonJS
 // as it is and says what to do with TypeScript or an ES module, which
