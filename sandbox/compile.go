@@ -129,8 +129,13 @@ func (r *Runtime) compileModule(ctx context.Context, wasm []byte) (wazero.Compil
 	}
 	done := make(chan result, 1)
 	abandoned := make(chan struct{})
+	if !r.compiles.start() {
+		<-r.compileSlots
+		return nil, errClosed
+	}
 	go func() {
 		defer func() { <-r.compileSlots }()
+		defer r.compiles.end()
 		cctx := context.WithoutCancel(ctx)
 		cm, err := r.wr.CompileModule(cctx, wasm)
 		if err != nil && r.recoverCache(err) {

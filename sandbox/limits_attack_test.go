@@ -413,3 +413,31 @@ func TestAttackOpenFilesCapFullAtStart(t *testing.T) {
 		t.Errorf("late run: exit %d, %q; want EAGAIN on its own open", res.ExitCode, stdout.String())
 	}
 }
+
+// TestCloseDuringCompile: closing a Runtime while a compilation it gave
+// up on is still running (wazero cannot stop one) must not crash the
+// process: wazero is closed by the compilation when it ends, not under
+// it. (Seen in CI: a panic in wazero's goroutine, "assignment to entry in
+// nil map", after an interpreter's compile timed out under -race.)
+func TestCloseDuringCompile(t *testing.T) {
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		r, err := New(ctx, &Options{NoCache: true, CompileTimeout: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 2 functions 2,000 deep: within the bounds, and tens of
+		// milliseconds to compile, far past the budget.
+		_, err = r.Compile(ctx, modNested(2, 2000))
+		if err == nil || !strings.Contains(err.Error(), "compiling took longer than") {
+			t.Fatalf("compile: %v; want the budget passed", err)
+		}
+		if err := r.Close(ctx); err != nil {
+			t.Fatalf("close: %v", err)
+		}
+		if _, err := r.Compile(ctx, modNested(1, 10)); err == nil {
+			t.Fatal("a closed Runtime compiled")
+		}
+	}
+	time.Sleep(2 * time.Second) // the abandoned compilations end (and would panic) here
+}

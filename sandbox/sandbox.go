@@ -117,6 +117,10 @@ type Runtime struct {
 	kept memo
 
 	compileSlots   chan struct{} // one per compilation in progress
+	// compiles counts wazero compilations in progress, which cannot be
+	// stopped: Close leaves closing wazero's runtime and cache to the last
+	// of them (closing under one makes wazero panic in its goroutine).
+	compiles compileCount
 	compileTimeout time.Duration
 	cacheRoot      string // the disk cache's folder (cache.go), or ""
 	maxCacheBytes  int64
@@ -236,11 +240,63 @@ func (r *Runtime) Close(ctx context.Context) error {
 	}
 	r.plugins.closeAll(ctx)
 	r.kept.clear()
-	err := r.wr.Close(ctx)
-	if r.cache != nil {
-		err = errors.Join(err, r.cache.Close(ctx))
+	closeEngine := func() error {
+		err := r.wr.Close(context.WithoutCancel(ctx))
+		if r.cache != nil {
+			err = errors.Join(err, r.cache.Close(context.WithoutCancel(ctx)))
+		}
+		return err
 	}
-	return err
+	if r.compiles.closeWhenIdle(func() { _ = closeEngine() }) {
+		r.log.Warn("a compilation is still in progress after the Runtime was closed; wazero is closed when it ends")
+		return nil
+	}
+	return closeEngine()
+}
+
+// compileCount counts the compilations in progress (see Runtime.compiles).
+type compileCount struct {
+	mu      sync.Mutex
+	n       int
+	closing func() // set by Close while compilations run; run by the last
+}
+
+// start admits a compilation, unless the Runtime is closing.
+func (c *compileCount) start() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing != nil {
+		return false
+	}
+	c.n++
+	return true
+}
+
+// end ends one; the last to end after Close closes the engine.
+func (c *compileCount) end() {
+	c.mu.Lock()
+	c.n--
+	var run func()
+	if c.n == 0 && c.closing != nil {
+		run = c.closing
+	}
+	c.mu.Unlock()
+	if run != nil {
+		run()
+	}
+}
+
+// closeWhenIdle runs close now if no compilation is in progress (and
+// returns false), else leaves it to the last one (true).
+func (c *compileCount) closeWhenIdle(close func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		c.closing = func() {}
+		return false
+	}
+	c.closing = close
+	return true
 }
 
 // closeWait bounds how long Close waits for stopped runs to end. A run
