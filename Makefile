@@ -95,7 +95,8 @@ sh: ## Build the sandboxed shell guest (mvdan.cc/sh and the built-in commands, G
 	$(GO) run ./cmd/skillrun interpreters install sh --dir $(INTERPRETERS)
 
 .PHONY: interpreters
-interpreters: python js sh ## Build or restore the interpreters.
+interpreters: python js sh ## Build or restore the interpreters, and compile them into the sandbox's cache.
+	$(GO) run ./cmd/skillrun interpreters compile --dir $(INTERPRETERS)
 
 .PHONY: examples
 examples: deps ## Build the example skills' Wasm modules

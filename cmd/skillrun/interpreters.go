@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +34,7 @@ interpreters in its cache folder (<user cache dir>/skillrun/interpreters):
   sh      skillrun's sandboxed shell (mvdan.cc/sh with built-in commands,
           pure Go), built with the go command on first use`,
 	}
-	cmd.AddCommand(newInterpretersInstallCmd(), newInterpretersListCmd())
+	cmd.AddCommand(newInterpretersInstallCmd(), newInterpretersListCmd(), newInterpretersCompileCmd())
 	return cmd
 }
 
@@ -157,4 +159,54 @@ func listInterpreters(w io.Writer, dir string, asJSON bool) error {
 // first use (a progress line on stderr).
 func runInterpreters(progress io.Writer) scripts.InterpreterFunc {
 	return scripts.BuildingInterpreters("", progress)
+}
+
+func newInterpretersCompileCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "compile [LANGUAGE...]",
+		Short: "Compile the installed interpreters into the sandbox's cache, so first runs start fast",
+		Long: `Compile turns the installed interpreters (all, or the languages named) into
+machine code in the sandbox's compile cache (<user cache dir>/skillrun/
+compile), as their first run would: tens of MB of WebAssembly take seconds
+to compile, once per machine and skillrun version.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := interpretersDir(dir)
+			if err != nil {
+				return err
+			}
+			langs := args
+			if len(langs) == 0 {
+				for _, in := range interp.List(d) {
+					langs = append(langs, in.Language)
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			// The interpreters are skillrun's own: a generous budget.
+			sb, err := sandbox.New(ctx, &sandbox.Options{CompileTimeout: 30 * time.Minute})
+			if err != nil {
+				return &exitError{code: exitSandbox, err: err}
+			}
+			defer func() { _ = sb.Close(context.WithoutCancel(ctx)) }()
+			for _, lang := range langs {
+				in, err := interp.Find(d, lang)
+				if err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				wasm, err := os.ReadFile(in.Module)
+				if err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				start := time.Now()
+				if _, err := sb.Compile(ctx, wasm); err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("%s: %w", in.Module, err)}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "compiled %s (%s) in %v\n", in.Language, in.Version, time.Since(start).Round(time.Millisecond))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "the interpreters `DIR` (default: <user cache dir>/skillrun/interpreters)")
+	return cmd
 }
