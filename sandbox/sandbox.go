@@ -116,11 +116,11 @@ type Runtime struct {
 	// kept holds CompileOnce's compiled modules by key (memo.go).
 	kept memo
 
-	compileSlots   chan struct{} // one per compilation in progress
+	compileSlots chan struct{} // one per compilation in progress
 	// compiles counts wazero compilations in progress, which cannot be
 	// stopped: Close leaves closing wazero's runtime and cache to the last
 	// of them (closing under one makes wazero panic in its goroutine).
-	compiles compileCount
+	compiles       compileCount
 	compileTimeout time.Duration
 	cacheRoot      string // the disk cache's folder (cache.go), or ""
 	maxCacheBytes  int64
