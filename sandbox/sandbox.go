@@ -91,7 +91,7 @@ type Options struct {
 
 // Defaults of [Options].
 const (
-	defaultMaxCacheBytes    int64 = 1 << 30  // 1 GiB of compiled code on disk
+	defaultMaxCacheBytes    int64 = 4 << 30  // 4 GiB of compiled code on disk: the interpreters alone take about 400 MiB
 	defaultMaxCompiledBytes int64 = 64 << 20 // Wasm bytes; about 450 MiB of compiled code
 	defaultMaxCompiles            = 2
 	defaultCompileTimeout         = 2 * time.Minute

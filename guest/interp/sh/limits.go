@@ -22,8 +22,8 @@ const (
 	// (:(){ :|:& };:) stops here.
 	maxProcs = 1024
 	// maxFrames bounds the Go stack of a command: a shell function that
-	// calls itself without end stops here (about 2,000 nested calls).
-	maxFrames = 40000
+	// calls itself without end stops here (about 1,000 nested calls).
+	maxFrames = 20000
 	// maxSubstOutput bounds what one command writes into a command
 	// substitution, which the shell keeps in memory: $(yes) stops here.
 	maxSubstOutput = 16 << 20
