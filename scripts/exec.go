@@ -141,7 +141,7 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	defer done()
 
 	mounts := append(append([]sandbox.Mount{}, x.mounts...), in.Mounts...)
-	prot := append(append([]string{}, x.prot...), filepathDir(in.Module))
+	prot := append(append([]string{}, x.prot...), filepath.Dir(in.Module))
 	var granted []string
 	for _, kv := range req.Env {
 		if k, _, ok := strings.Cut(kv, "="); ok && k != "PWD" {
@@ -153,7 +153,7 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	}
 	skillDir := ""
 	if x.s != shellSkill {
-		skillDir = filepathDir(x.s.Location)
+		skillDir = filepath.Dir(x.s.Location)
 	}
 	env := interpreterEnv(lang, skillDir, granted, in.Env, mounts)
 	args := append(append([]string{}, in.Args...), scriptArgsAbs(lang, req.Dir, req.Args[1:])...)
@@ -218,8 +218,6 @@ func execNeedsTS(req *abi.ExecRequest) bool {
 
 // tmpSeq numbers the output files of exec.
 var tmpSeq atomic.Int64
-
-func filepathDir(p string) string { return filepath.Dir(p) }
 
 // createTmpFile creates a new file for captured output in root and
 // returns it with its name there.
