@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -15,15 +16,47 @@ import (
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
 	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/internal/shellcmd"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/skills"
 )
 
-// execLanguages are the programs a script may start with the exec host
-// function, by the name it calls them: the interpreters skillrun ships.
+// execLanguages are the interpreters a script may start with the exec
+// host function, by the name it calls them.
 var execLanguages = map[string]string{
 	"python": interp.Python, "python3": interp.Python, "python3.11": interp.Python,
 	"node": interp.JS, "nodejs": interp.JS,
+	"sh": interp.Shell, "bash": interp.Shell,
+}
+
+// shellCommandScript runs its $0 with its arguments: the shell's way to
+// start one of its commands (or a script file) for exec.
+const shellCommandScript = `"$0" "$@"`
+
+// execProgram says how exec starts the program of args: the language of
+// the run and its arguments after the interpreter's own. Interpreters
+// run themselves; the shell's commands and script files (a path) run as
+// a shell running them; any other program does not exist in the
+// sandbox.
+func execProgram(dir string, args []string) (string, []string, error) {
+	prog := path.Base(args[0])
+	if lang, ok := execLanguages[prog]; ok {
+		if lang == interp.Shell {
+			return lang, args[1:], nil
+		}
+		return lang, scriptArgsAbs(lang, dir, args[1:]), nil
+	}
+	d := path.Dir(args[0])
+	bare := !strings.Contains(args[0], "/")
+	sysBin := d == "/bin" || d == "/usr/bin" || d == "/usr/local/bin"
+	switch {
+	case shellcmd.Is(prog) && (bare || sysBin):
+		return interp.Shell, append([]string{"-c", shellCommandScript, prog}, args[1:]...), nil
+	case !bare && !sysBin:
+		return interp.Shell, append([]string{"-c", shellCommandScript, args[0]}, args[1:]...), nil
+	}
+	return "", nil, abi.Errorf(abi.CodeNotFound,
+		"exec: %s: no such program in the sandbox: skillrun starts python3, node, sh/bash, the shell's commands (grep, sed, jq, ...) and script files, never a host program", prog)
 }
 
 // execService is the exec host function of one run (a shell): it starts
@@ -65,9 +98,9 @@ func tmpName(p string) (string, error) {
 
 func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int) (*abi.ExecResult, error) {
 	prog := path.Base(req.Args[0])
-	lang, ok := execLanguages[prog]
-	if !ok {
-		return nil, abi.Errorf(abi.CodeNotFound, "exec: skillrun starts only the interpreters it ships (python3, node), not %q", prog)
+	lang, progArgs, err := execProgram(req.Dir, req.Args)
+	if err != nil {
+		return nil, err
 	}
 	find := x.find
 	if find == nil {
@@ -96,6 +129,11 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 
 	run := *x.sr
 	run.Depth = depth
+	// The new run's own exec service: what it starts in turn inherits
+	// the new run's streams, not this one's.
+	nested := *x
+	nested.sr = &run
+	run.exec = &nested
 	run.Stdin = strings.NewReader("")
 	switch {
 	case req.InheritStdin:
@@ -135,12 +173,23 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 		return nil, err
 	}
 	defer done()
-	if run.Stderr, done, err = capture(req.InheritStderr, x.sr.Stderr, &res.StderrFile); err != nil {
-		return nil, err
+	if req.StderrToStdout {
+		run.Stderr = run.Stdout
+	} else {
+		if run.Stderr, done, err = capture(req.InheritStderr, x.sr.Stderr, &res.StderrFile); err != nil {
+			return nil, err
+		}
+		defer done()
 	}
-	defer done()
 
-	mounts := append(append([]sandbox.Mount{}, x.mounts...), in.Mounts...)
+	// The interpreter's own mounts, unless the caller has them (a Python
+	// script starting python3 runs over the same standard library).
+	mounts := append([]sandbox.Mount{}, x.mounts...)
+	for _, m := range in.Mounts {
+		if !slices.Contains(x.mounts, m) {
+			mounts = append(mounts, m)
+		}
+	}
 	prot := append(append([]string{}, x.prot...), filepath.Dir(in.Module))
 	var granted []string
 	for _, kv := range req.Env {
@@ -156,7 +205,7 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 		skillDir = filepath.Dir(x.s.Location)
 	}
 	env := interpreterEnv(lang, skillDir, granted, in.Env, mounts)
-	args := append(append([]string{}, in.Args...), scriptArgsAbs(lang, req.Dir, req.Args[1:])...)
+	args := append(append([]string{}, in.Args...), progArgs...)
 	r, err := runCompiled(ctx, m, x.s, prog, &skills.Script{}, x.eff, &run,
 		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot}, "; started by exec")
 	switch {

@@ -172,8 +172,10 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 	}
 	defer removeTmp()
 	env := interpreterEnv(lang, skillDir, granted, in.Env, all)
-	if lang == interp.Shell {
-		// The shell starts python3 and node as runs in this sandbox.
+	if lang == interp.Shell || lang == interp.Python {
+		// The shell starts python3 and node, Python's subprocess any of
+		// python3, node, sh and the shell's commands, as runs in this
+		// sandbox (the exec host function).
 		own := *sr
 		own.exec = &execService{r: r, s: s, find: find, mounts: all, prot: protected, eff: eff, sr: &own}
 		sr = &own

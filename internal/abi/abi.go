@@ -334,9 +334,10 @@ type RunRequest struct {
 	Input  json.RawMessage `json:"input,omitempty"`
 }
 
-// ExecRequest is the request of [FuncExec]: start another interpreter
-// run (python3, node) in the caller's sandbox, as a shell starts a
-// program. Args[0] names the interpreter; the rest are its arguments,
+// ExecRequest is the request of [FuncExec]: start a program as another
+// run in the caller's sandbox, as a shell starts one: an interpreter
+// skillrun ships (python3, node, sh/bash), one of the shell's commands
+// (run by the shell) or a script file. Args[0] names it; the rest are its arguments,
 // paths as the caller sees them. Dir is the working directory (a guest
 // path) and Env the environment ("KEY=VALUE") the caller gives it.
 //
@@ -355,6 +356,9 @@ type ExecRequest struct {
 	InheritStdin  bool     `json:"inherit_stdin,omitempty"`
 	InheritStdout bool     `json:"inherit_stdout,omitempty"`
 	InheritStderr bool     `json:"inherit_stderr,omitempty"`
+	// StderrToStdout sends the run's standard error where its standard
+	// output goes (2>&1): one stream, in the order written.
+	StderrToStdout bool `json:"stderr_to_stdout,omitempty"`
 }
 
 // ExecResult is the result of [FuncExec]: the run's exit code and the

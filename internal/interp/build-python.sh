@@ -5,7 +5,10 @@
 # looks for interpreters:
 #
 #   $OUT/python.wasm      the interpreter (a WASI command module), with
-#                         zlib (Debian's zlib source) linked in
+#                         zlib (Debian's zlib source) and skillrun's
+#                         _skillrun module (pyext/skillrun_module.c, beside
+#                         this script as skillrun_module.c: the exec
+#                         host function) linked in
 #   $OUT/lib/python3.11/  the pure-Python standard library, mounted
 #                         read-only in the guest at /usr/local/lib/python3.11
 #   $OUT/VERSION          the Debian source version it was built from,
@@ -24,7 +27,7 @@ DEB_VERSION=${DEB_VERSION:-3.11.2-6+deb12u8}
 # BUILD counts changes to what this script installs from the same source;
 # VERSION is "$DEB_VERSION+skillrun$BUILD", so a bump makes `make python`
 # rebuild.
-BUILD=3
+BUILD=4
 ORIG_SHA256=${ORIG_SHA256:-2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849}
 # zlib, built for wasm32-wasi and linked in: zlib, gzip and zipfile's
 # deflate (docx, xlsx and pptx are zip files) need it.
@@ -35,6 +38,12 @@ SECURITY=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 out=${1:?usage: build-python.sh OUT}
+# skillrun_module.c: beside this script where skillrun writes it, or in
+# pyext/ of the source tree.
+module_c=${SKILLRUN_MODULE_C:-$(dirname "$0")/skillrun_module.c}
+[ -f "$module_c" ] || module_c=$(dirname "$0")/pyext/skillrun_module.c
+[ -f "$module_c" ] || { echo "build-python.sh: $module_c is missing (skillrun's _skillrun module)" >&2; exit 1; }
+module_c=$(cd "$(dirname "$module_c")" && pwd)/$(basename "$module_c")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=${WORK:-$(mktemp -d)}
@@ -134,6 +143,10 @@ if [ ! -f Makefile ]; then
       --disable-ipv6 --disable-test-modules --without-ensurepip \
       --prefix=/usr/local >configure.log 2>&1 || { tail -40 configure.log >&2; exit 1; }
 fi
+# skillrun's _skillrun module, built in statically (WASI has no shared
+# modules): Setup.local is read after configure, by makesetup.
+cp "$module_c" "$src/Modules/_skillrunmodule.c"
+printf '*static*\n_skillrun _skillrunmodule.c\n' >Modules/Setup.local
 echo "== make -j$jobs"
 make -j"$jobs" python.wasm >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
 

@@ -104,6 +104,9 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 	if err := os.WriteFile(script, buildPythonScript, 0o755); err != nil {
 		return nil, err
 	}
+	if err := os.WriteFile(filepath.Join(work, "skillrun_module.c"), pythonModuleC, 0o644); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

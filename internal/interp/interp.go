@@ -60,6 +60,12 @@ var ErrNotInstalled = errors.New("interpreter not installed")
 //go:embed sitecustomize.py
 var sitecustomize []byte
 
+// subprocessPy is subprocess.Popen over the exec host function, which
+// sitecustomize installs when a script imports subprocess.
+//
+//go:embed skillrun_subprocess.py
+var subprocessPy []byte
+
 // sysconfigData is the build-time configuration sysconfig reads, installed
 // as sysconfigDataName (see sysconfigdata.py).
 //
@@ -72,10 +78,20 @@ const sysconfigDataName = "_sysconfigdata_skillrun"
 
 // skillrunFiles are the files skillrun puts beside the standard library
 // of an installed CPython: they are skillrun's, not the install's.
-var skillrunFiles = map[string][]byte{"sitecustomize.py": sitecustomize, sysconfigDataName + ".py": sysconfigData}
+var skillrunFiles = map[string][]byte{
+	"sitecustomize.py":        sitecustomize,
+	"_skillrun_subprocess.py": subprocessPy,
+	sysconfigDataName + ".py": sysconfigData,
+}
 
 //go:embed build-python.sh
 var buildPythonScript []byte
+
+// pythonModuleC is the source of the _skillrun module build-python.sh
+// links into python.wasm: the host functions, for sitecustomize.
+//
+//go:embed pyext/skillrun_module.c
+var pythonModuleC []byte
 
 // A Mount is a host folder the interpreter sees read-only at GuestPath.
 type Mount struct {

@@ -1,9 +1,19 @@
 # skillrun's sitecustomize, imported by CPython at startup inside the
-# sandbox. Scripts run as WebAssembly (WASI preview1): there are no
-# subprocesses, no sockets and no compiled extension modules. Anything that
-# needs them fails here, loudly, with a message that names the import or
-# call and says why -- never a silent wrong result.
+# sandbox. Scripts run as WebAssembly (WASI preview1): there are no host
+# processes, no sockets and no compiled extension modules. subprocess
+# starts programs as other runs in the sandbox (_skillrun_subprocess);
+# anything else that needs them fails here, loudly, with a message that
+# names the import or call and says why -- never a silent wrong result.
 import sys
+
+# The interpreter as scripts start it again ([sys.executable, "x.py"]):
+# WASI gives CPython no path of its own.
+sys.executable = "/usr/local/bin/python3.11"
+
+try:
+    import _skillrun  # the host functions, in python.wasm since BUILD 4
+except ImportError:
+    _skillrun = None
 
 _WHY = "skillrun runs Python scripts in a WebAssembly sandbox"
 
@@ -99,9 +109,19 @@ _PROC_CALLS = ("system", "popen", "fork", "forkpty", "execv", "execve", "execvp"
                "posix_spawn", "posix_spawnp", "kill", "killpg", "register_at_fork")
 
 # Calls that exist in this build but cannot work: refuse them by name.
+# With the host functions, os.popen stays os.py's own (over subprocess)
+# and os.system runs the command in the sandboxed shell the same way.
+_STARTS = ("system", "popen") if _skillrun is not None else ()
 for _name in _PROC_CALLS:
-    if _name != "register_at_fork" and hasattr(_os, _name):
+    if _name != "register_at_fork" and _name not in _STARTS and hasattr(_os, _name):
         setattr(_os, _name, _refuse("os." + _name, _NOPROC))
+
+if _skillrun is not None:
+    def _system(command):
+        import _skillrun_subprocess
+        return _skillrun_subprocess.system(command)
+
+    _os.system = _system
 
 
 def _os_getattr(name):
@@ -117,7 +137,10 @@ _os.__getattr__ = _os_getattr
 
 def _patch(mod):
     name = mod.__name__
-    if name == "subprocess":
+    if name == "subprocess" and _skillrun is not None:
+        import _skillrun_subprocess
+        _skillrun_subprocess.install(mod)
+    elif name == "subprocess":
         for attr in ("Popen", "run", "call", "check_call", "check_output", "getoutput", "getstatusoutput"):
             setattr(mod, attr, _refuse("subprocess." + attr, _NOPROC))
     elif name == "socket":

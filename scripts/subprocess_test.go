@@ -1,0 +1,168 @@
+package scripts
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/interp"
+)
+
+// subprocessScript uses subprocess the ways published scripts do: the
+// interpreter itself, shell=True pipelines, the shell's commands by name,
+// pipes both ways, 2>&1, files, os.popen and os.system, a missing
+// program.
+const subprocessScript = `import os, subprocess, sys
+from subprocess import PIPE, STDOUT
+print("start", flush=True)
+r = subprocess.run([sys.executable, "-c", "import sys; print('hi'); sys.stderr.write('e\\n'); sys.exit(3)"], capture_output=True, text=True)
+print(repr((r.returncode, r.stdout, r.stderr)))
+print(subprocess.check_output(["python3", "-c", "import sys; print(sys.stdin.read().upper())"], input=b"abc"))
+print(subprocess.run("printf 'b\\na\\n' | sort | head -1", shell=True, capture_output=True, text=True).stdout, end="")
+print(subprocess.run(["grep", "-c", "x", "data.txt"], capture_output=True).stdout)
+print(subprocess.run(["sh", "-c", "echo out; echo err >&2; echo out2"], stdout=PIPE, stderr=STDOUT, text=True).stdout, end="")
+print(subprocess.run(["cat", "f.txt"], cwd="sub", stdout=PIPE).stdout)
+p = subprocess.Popen(["wc", "-l"], stdin=PIPE, stdout=PIPE)
+print(p.communicate(b"a\nb\n"), p.returncode)
+for line in subprocess.Popen(["seq", "3"], stdout=PIPE, text=True).stdout:
+    print("line", line.strip())
+print(subprocess.run(["sh", "-c", "echo $FOO"], env={"FOO": "bar"}, capture_output=True).stdout)
+with open("written.txt", "w") as f:
+    subprocess.run(["echo", "to a file"], stdout=f)
+print(open("written.txt").read(), end="")
+try:
+    subprocess.check_call(["false"])
+except subprocess.CalledProcessError as e:
+    print("failed", e.returncode)
+try:
+    subprocess.run(["no-such-program-anywhere", "x"])
+except FileNotFoundError as e:
+    print("missing", e.filename, e)
+print(subprocess.getstatusoutput("echo status; exit 2"))
+print(os.popen("echo popen").read(), end="")
+print(os.system("exit 3") >> 8)
+with subprocess.Popen(["tr", "a-z", "A-Z"], stdin=PIPE, stdout=PIPE, text=True) as p:
+    p.stdin.write("piped in\n")
+    p.stdin.close()
+    print(p.stdout.read(), end="")
+print("end")
+subprocess.run(["echo", "inherited"])
+`
+
+// TestPythonSubprocess runs subprocessScript natively (Debian's
+// python3.11 with the host's programs) and sandboxed, where every program
+// is another run in the sandbox: the output is the same.
+func TestPythonSubprocess(t *testing.T) {
+	interpreters(t, interp.Shell)
+	native := "/usr/bin/python3.11"
+	if _, err := os.Stat(native); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("%s is required (REQUIRE_TOOLCHAINS=1): %v", native, err)
+		}
+		t.Skipf("no %s: %v", native, err)
+	}
+	files := map[string]string{"data.txt": "x\ny\nxx\n", "sub/f.txt": "in sub\n"}
+	newWorkspace := func() string {
+		ws := t.TempDir()
+		for name, body := range files {
+			p := filepath.Join(ws, filepath.FromSlash(name))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		}
+		return ws
+	}
+
+	nativeWS := newWorkspace()
+	script := filepath.Join(t.TempDir(), "x.py")
+	require.NoError(t, os.WriteFile(script, []byte(subprocessScript), 0o644))
+	cmd := exec.Command(native, script)
+	cmd.Dir = nativeWS
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"} // block-buffered stdout, as in the sandbox
+	var nativeOut, nativeErr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &nativeOut, &nativeErr
+	require.NoError(t, cmd.Run(), nativeErr.String())
+
+	ws := newWorkspace()
+	s := sourceSkill(t, `read = ["workspace"]`+"\n"+`write = ["workspace"]`, "scripts/x.py", map[string]string{"scripts/x.py": subprocessScript})
+	r := runSource(t, s, "main", interp.Python, &ScriptRun{Services: host.Services{Workspace: ws}})
+	require.NoError(t, r.err, r.stderr)
+	require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
+	assert.Equal(t, nativeOut.String(), r.stdout)
+	assert.Contains(t, r.stdout, "start\ninherited\n", "a program's inherited output goes ahead of what Python still buffers, as natively")
+	assert.Contains(t, r.stderr, "no-such-program-anywhere: no such program in the sandbox")
+
+	// Nothing of the runs' stream files stays in /tmp or the workspace.
+	got, err := os.ReadFile(filepath.Join(ws, "written.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "to a file\n", string(got))
+}
+
+// TestPythonSubprocessAttacks: a script that starts itself stops at the
+// nesting limit; requests made by hand to the host function are checked
+// like any guest's.
+func TestPythonSubprocessAttacks(t *testing.T) {
+	interpreters(t, interp.Shell)
+	t.Run("starts itself", func(t *testing.T) {
+		src := "import subprocess, sys\nr = subprocess.run([sys.executable, __file__])\nprint('level exit', r.returncode)\nsys.exit(r.returncode + 1)\n"
+		s := sourceSkill(t, "", "scripts/x.py", map[string]string{"scripts/x.py": src})
+		r := runSource(t, s, "main", interp.Python, nil)
+		require.NoError(t, r.err, r.stderr)
+		assert.Contains(t, r.stderr, "nest at most 4 deep")
+		assert.Equal(t, 4, strings.Count(r.stdout, "level exit"), r.stdout)
+		assert.NotEqual(t, uint32(0), r.res.ExitCode)
+	})
+	t.Run("raw requests", func(t *testing.T) {
+		src := `import _skillrun, json
+for req in (b"not json", b"{}", b'{"args": []}', b'{"args": ["python3"], "stdin_file": "/workspace/../etc/passwd"}',
+            b'{"args": ["python3"], "stdin_file": "/skill/SKILL.md"}', b'{"args": ["/usr/bin/ssh", "host"]}', b'{"args": ["scripts/missing.sh"]}'):
+    env = json.loads(_skillrun.exec(req))
+    print(env["ok"], env.get("error", {}).get("code"))
+try:
+    _skillrun.exec(12)
+except TypeError as e:
+    print("TypeError")
+`
+		s := sourceSkill(t, "", "scripts/x.py", map[string]string{"scripts/x.py": src})
+		r := runSource(t, s, "main", interp.Python, nil)
+		require.NoError(t, r.err, r.stderr)
+		require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
+		assert.Equal(t, "False invalid\nFalse invalid\nFalse invalid\nFalse invalid\nFalse invalid\nFalse not_found\nTrue None\nTypeError\n", r.stdout)
+	})
+}
+
+// TestExecProgram: how exec starts each kind of program name.
+func TestExecProgram(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		lang     string
+		progArgs []string
+	}{
+		{[]string{"python3", "x.py", "a"}, interp.Python, []string{"/w/x.py", "a"}},
+		{[]string{"/usr/local/bin/python3.11", "-c", "print(1)"}, interp.Python, []string{"-c", "print(1)"}},
+		{[]string{"node", "x.js"}, interp.JS, []string{"/w/x.js"}},
+		{[]string{"bash", "-c", "echo hi"}, interp.Shell, []string{"-c", "echo hi"}},
+		{[]string{"/bin/sh", "s.sh"}, interp.Shell, []string{"s.sh"}},
+		{[]string{"grep", "-c", "x"}, interp.Shell, []string{"-c", shellCommandScript, "grep", "-c", "x"}},
+		{[]string{"/usr/bin/jq", "."}, interp.Shell, []string{"-c", shellCommandScript, "jq", "."}},
+		{[]string{"./run.sh", "a"}, interp.Shell, []string{"-c", shellCommandScript, "./run.sh", "a"}},
+		{[]string{"scripts/run"}, interp.Shell, []string{"-c", shellCommandScript, "scripts/run"}},
+		{[]string{"./grep"}, interp.Shell, []string{"-c", shellCommandScript, "./grep"}},
+	} {
+		lang, args, err := execProgram("/w", c.args)
+		require.NoError(t, err, c.args)
+		assert.Equal(t, c.lang, lang, c.args)
+		assert.Equal(t, c.progArgs, args, c.args)
+	}
+	for _, bad := range [][]string{{"git", "status"}, {"/usr/bin/git"}, {"soffice"}, {"/bin/ssh"}} {
+		_, _, err := execProgram("/w", bad)
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "no such program in the sandbox")
+	}
+}
