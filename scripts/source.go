@@ -172,14 +172,12 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 	}
 	defer removeTmp()
 	env := interpreterEnv(lang, skillDir, granted, in.Env, all)
-	if lang == interp.Shell || lang == interp.Python {
-		// The shell starts python3 and node, Python's subprocess any of
-		// python3, node, sh and the shell's commands, as runs in this
-		// sandbox (the exec host function).
-		own := *sr
-		own.exec = &execService{r: r, s: s, find: find, mounts: all, prot: protected, eff: eff, sr: &own}
-		sr = &own
-	}
+	// The shell starts python3 and node, Python's subprocess and node's
+	// child_process any of python3, node, sh and the shell's commands, as
+	// runs in this sandbox (the exec host function).
+	own := *sr
+	own.exec = &execService{r: r, s: s, find: find, mounts: all, prot: protected, eff: eff, sr: &own}
+	sr = &own
 	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 

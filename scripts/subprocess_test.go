@@ -166,3 +166,62 @@ func TestExecProgram(t *testing.T) {
 		assert.Contains(t, err.Error(), "no such program in the sandbox")
 	}
 }
+
+// childProcessScript uses node's synchronous child_process calls the ways
+// published scripts do. (Outputs are strings in the sandbox, Buffers in
+// node: the script prints them through toString.)
+const childProcessScript = `const cp = require('child_process');
+console.log("start");
+console.log(JSON.stringify(cp.execSync("printf 'b\\na\\n' | sort").toString()));
+console.log(cp.execFileSync("python3", ["-c", "import sys; print(sys.stdin.read().upper())"], {input: "abc"}).toString().trim());
+const r = cp.spawnSync("sh", ["-c", "echo out; echo err >&2; exit 4"]);
+console.log(r.status, JSON.stringify(r.stdout.toString()), JSON.stringify(r.stderr.toString()));
+const m = cp.spawnSync("no-such-program-anywhere", ["x"]);
+console.log(m.status, m.error.code, m.error.message);
+try { cp.execSync("exit 3", {stdio: "pipe"}); } catch (e) { console.log("failed", e.status); }
+try { cp.execFileSync("no-such-program-anywhere"); } catch (e) { console.log("missing", e.code, e.syscall, e.path); }
+console.log(cp.execSync("grep -c x data.txt").toString().trim());
+console.log(cp.execSync("cat f.txt", {cwd: "sub", encoding: "utf8"}).trim());
+console.log(cp.execFileSync("sh", ["-c", "echo $FOO"], {env: {FOO: "bar"}}).toString().trim());
+cp.execSync("echo inherited", {stdio: "inherit"});
+console.log("end");
+`
+
+// TestNodeChildProcess runs childProcessScript under node and sandboxed:
+// the output is the same.
+func TestNodeChildProcess(t *testing.T) {
+	interpreters(t, interp.Shell)
+	interpreters(t, interp.JS)
+	native := "/usr/bin/node"
+	if _, err := os.Stat(native); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("%s is required (REQUIRE_TOOLCHAINS=1): %v", native, err)
+		}
+		t.Skipf("no %s: %v", native, err)
+	}
+	files := map[string]string{"data.txt": "x\ny\nxx\n", "sub/f.txt": "in sub\n"}
+	newWorkspace := func() string {
+		ws := t.TempDir()
+		for name, body := range files {
+			p := filepath.Join(ws, filepath.FromSlash(name))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		}
+		return ws
+	}
+	script := filepath.Join(t.TempDir(), "x.js")
+	require.NoError(t, os.WriteFile(script, []byte(childProcessScript), 0o644))
+	cmd := exec.Command(native, script)
+	cmd.Dir = newWorkspace()
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
+	var nativeOut, nativeErr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &nativeOut, &nativeErr
+	require.NoError(t, cmd.Run(), nativeErr.String())
+
+	s := sourceSkill(t, `read = ["workspace"]`, "scripts/x.js", map[string]string{"scripts/x.js": childProcessScript})
+	r := runSource(t, s, "main", interp.JS, &ScriptRun{Services: host.Services{Workspace: newWorkspace()}})
+	require.NoError(t, r.err, r.stderr)
+	require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
+	assert.Equal(t, nativeOut.String(), r.stdout)
+	assert.Contains(t, r.stderr, "no-such-program-anywhere: no such program in the sandbox")
+}

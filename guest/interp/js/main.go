@@ -24,10 +24,13 @@
 //   - require("./x") loads a file of the skill; a bare name loads a
 //     vendored package from node_modules beside the script or in the skill;
 //   - fetch(url, {method, headers, body}) goes through skillrun's
-//     http_fetch host function, so only hosts the net grant names answer.
+//     http_fetch host function, so only hosts the net grant names answer;
+//   - require("child_process"): execSync, execFileSync and spawnSync start
+//     node, python3, sh and the sandboxed shell's commands as other runs
+//     in the same sandbox (childproc.go).
 //
-// Modules that need what the sandbox cannot give (child_process, net,
-// http, worker_threads, ...) fail at require with a message that says so.
+// Modules that need what the sandbox cannot give (cluster, net, http,
+// worker_threads, ...) fail at require with a message that says so.
 package main
 
 import (
@@ -49,7 +52,6 @@ import (
 
 // unavailable are Node modules the sandbox cannot provide, with why.
 var unavailable = map[string]string{
-	"child_process":  "there are no subprocesses in the sandbox",
 	"cluster":        "there are no subprocesses in the sandbox",
 	"worker_threads": "there are no threads in the sandbox",
 	"net":            "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
@@ -267,6 +269,8 @@ func (in *interp) require(name, dir string) goja.Value {
 		return in.pathModule()
 	case "process":
 		return in.vm.Get("process")
+	case "child_process":
+		return in.childProcessModule()
 	}
 	if why, ok := unavailable[bare]; ok {
 		in.throw("skillrun: require(%q) is not available: %s", name, why)
