@@ -26,11 +26,11 @@ import (
 // childOptions are the options of a child_process call that skillrun
 // honours.
 type childOptions struct {
-	cwd      string
-	env      []string
-	input    string
-	stdio    [3]string // "pipe", "inherit" or "ignore"
-	shell    bool
+	cwd   string
+	env   []string
+	input string
+	stdio [3]string // "pipe", "inherit" or "ignore"
+	shell bool
 }
 
 // childResult is a finished child run.
