@@ -223,14 +223,15 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 
 // scriptArgsAbs makes the script path among an interpreter's arguments
 // absolute against dir: the interpreters resolve it before they change
-// to the working directory (WASI starts them at "/"). Python's options
-// before the script are skipped (-c and -m take no file).
+// to the working directory (WASI starts them at "/"). Options before the
+// script are skipped (python's -c and -m, node's -e and -p take no file).
 func scriptArgsAbs(lang, dir string, args []string) []string {
 	out := append([]string{}, args...)
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		switch {
-		case lang == interp.Python && (a == "-c" || a == "-m"):
+		case lang == interp.Python && (a == "-c" || a == "-m"),
+			lang != interp.Python && (a == "-e" || a == "--eval" || a == "-p" || a == "--print"):
 			return out
 		case lang == interp.Python && (a == "-W" || a == "-X"):
 			i++ // the option's value

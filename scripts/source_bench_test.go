@@ -29,6 +29,11 @@ import (
 //	BenchmarkSourceWorkload   the CSV report example on the example
 //	                          workspace, x-native over python3 / node
 //	                          running the same script file
+//	BenchmarkSourceSubprocess a Python script starting python3 and a
+//	                          shell command with subprocess (each another
+//	                          run in the sandbox), and node's child_process
+//	                          the same; x-native over the same script run
+//	                          natively (real processes)
 //	BenchmarkInterpreterCompile  compiling python.wasm and js.wasm with an
 //	                          empty disk cache (miss) and a warm one (hit):
 //	                          hit/miss
@@ -123,6 +128,32 @@ func BenchmarkSourceStartup(b *testing.B) {
 			s := benchSkill(b, c.file, c.src)
 			benchSource(b, s, "main", c.lang, func() *ScriptRun { return &ScriptRun{} },
 				func() *exec.Cmd { return exec.Command(native, c.flag, c.src) }, "2\n")
+		})
+	}
+}
+
+func BenchmarkSourceSubprocess(b *testing.B) {
+	for _, c := range []struct{ lang, file, src string }{
+		{interp.Python, "scripts/x.py", "import subprocess, sys\n" +
+			"a = subprocess.run([sys.executable, '-c', 'print(20 + 1)'], capture_output=True, text=True).stdout.strip()\n" +
+			"b = subprocess.run('echo 2 | tr 2 1', shell=True, capture_output=True, text=True).stdout.strip()\n" +
+			"print(a + b)"},
+		{interp.JS, "scripts/x.js", "const cp = require('child_process');\n" +
+			"const a = cp.execFileSync('node', ['-e', 'console.log(20 + 1)']).toString().trim();\n" +
+			"const b = cp.execSync('echo 2 | tr 2 1').toString().trim();\n" +
+			"console.log(a + b);"},
+	} {
+		b.Run(c.lang, func(b *testing.B) {
+			native := nativeFor(b, c.lang)
+			interpreters(b, interp.Shell)
+			s := benchSkill(b, c.file, c.src)
+			script := filepath.Join(filepath.Dir(s.Location), filepath.FromSlash(c.file))
+			benchSource(b, s, "main", c.lang, func() *ScriptRun { return &ScriptRun{} },
+				func() *exec.Cmd {
+					cmd := exec.Command(native, script)
+					cmd.Env = []string{"PATH=/usr/bin:/bin"}
+					return cmd
+				}, "211\n")
 		})
 	}
 }

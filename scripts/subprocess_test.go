@@ -147,6 +147,7 @@ func TestExecProgram(t *testing.T) {
 		{[]string{"python3", "x.py", "a"}, interp.Python, []string{"/w/x.py", "a"}},
 		{[]string{"/usr/local/bin/python3.11", "-c", "print(1)"}, interp.Python, []string{"-c", "print(1)"}},
 		{[]string{"node", "x.js"}, interp.JS, []string{"/w/x.js"}},
+		{[]string{"node", "-e", "console.log(1)", "a"}, interp.JS, []string{"-e", "console.log(1)", "a"}},
 		{[]string{"bash", "-c", "echo hi"}, interp.Shell, []string{"-c", "echo hi"}},
 		{[]string{"/bin/sh", "s.sh"}, interp.Shell, []string{"s.sh"}},
 		{[]string{"grep", "-c", "x"}, interp.Shell, []string{"-c", shellCommandScript, "grep", "-c", "x"}},
@@ -180,6 +181,8 @@ const m = cp.spawnSync("no-such-program-anywhere", ["x"]);
 console.log(m.status, m.error.code, m.error.message);
 try { cp.execSync("exit 3", {stdio: "pipe"}); } catch (e) { console.log("failed", e.status); }
 try { cp.execFileSync("no-such-program-anywhere"); } catch (e) { console.log("missing", e.code, e.syscall, e.path); }
+console.log(cp.execFileSync("node", ["-e", "console.log(process.argv.length, 20 + 1)", "a"]).toString().trim());
+console.log(cp.execFileSync("node", ["-p", "6 * 7"]).toString().trim());
 console.log(cp.execSync("grep -c x data.txt").toString().trim());
 console.log(cp.execSync("cat f.txt", {cwd: "sub", encoding: "utf8"}).trim());
 console.log(cp.execFileSync("sh", ["-c", "echo $FOO"], {env: {FOO: "bar"}}).toString().trim());

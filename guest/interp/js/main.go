@@ -9,6 +9,7 @@
 // __filename, __dirname); TypeScript files (.ts, .mts, .cts) have their
 // types stripped and ES modules (import/export) are rewritten to
 // CommonJS first, by esbuild inside the guest (transform.go). The
+// `js -e CODE` and `js -p CODE` evaluate CODE as node does. The
 // surface is a small Node-like one:
 //
 //   - console.log/info/debug write to stdout, console.warn/error to stderr;
@@ -90,12 +91,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	defer func() { _ = in.stdout.Flush() }()
 	defer func() { _ = in.stderr.Flush() }()
-	if len(args) < 2 {
-		fmt.Fprintln(in.stderr, "usage: js SCRIPT [ARGS...]")
+	if len(args) < 2 || isEvalFlag(args[1]) && len(args) < 3 {
+		fmt.Fprintln(in.stderr, "usage: js (SCRIPT | -e CODE | -p CODE) [ARGS...]")
 		return 2
 	}
 	in.vm.SetFieldNameMapper(goja.TagFieldNameMapper("json", true))
 	script := path.Clean(args[1])
+	var eval func() goja.Value
+	if isEvalFlag(args[1]) {
+		// node -e CODE ARGS: process.argv is [node, ARGS...].
+		eval = in.evalFunc(args[2], args[1] == "-p" || args[1] == "--print")
+		args = append([]string{args[0]}, args[3:]...)
+	}
 	if err := in.setup(args, stdin); err != nil {
 		fmt.Fprintln(in.stderr, "js:", err)
 		return 70
@@ -111,11 +118,45 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}()
 	// Load the script through a JavaScript call, so errors thrown while
 	// loading (a Go panic of a JavaScript value) come back as errors.
-	load, _ := goja.AssertFunction(in.vm.ToValue(func() goja.Value { return in.require(script, "/") }))
+	loader := func() goja.Value { return in.require(script, "/") }
+	if eval != nil {
+		loader = eval
+	}
+	load, _ := goja.AssertFunction(in.vm.ToValue(loader))
 	if _, err := load(goja.Undefined()); err != nil {
 		return in.report(err)
 	}
 	return in.pendingExitCode()
+}
+
+// isEvalFlag reports whether a is node's -e/--eval or -p/--print.
+func isEvalFlag(a string) bool {
+	return a == "-e" || a == "--eval" || a == "-p" || a == "--print"
+}
+
+// evalFunc runs code as node -e does: in the global scope, with require,
+// module, exports, __filename and __dirname as globals and requires
+// relative to the working folder; with print (-p), the value of the last
+// expression is printed.
+func (in *interp) evalFunc(code string, print bool) func() goja.Value {
+	return func() goja.Value {
+		dir := workdir()
+		module := in.vm.NewObject()
+		set(module, "exports", in.vm.NewObject())
+		setGlobal(in.vm, "module", module)
+		setGlobal(in.vm, "exports", module.Get("exports"))
+		setGlobal(in.vm, "require", func(name string) goja.Value { return in.require(name, dir) })
+		setGlobal(in.vm, "__filename", path.Join(dir, "[eval]"))
+		setGlobal(in.vm, "__dirname", dir)
+		v, err := in.vm.RunScript("[eval]", code)
+		if err != nil {
+			panic(err)
+		}
+		if print {
+			_, _ = in.stdout.WriteString(in.format(v, true) + "\n")
+		}
+		return v
+	}
 }
 
 // report prints an uncaught error the way node does and returns 1.
