@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -50,7 +51,7 @@ func main() {
 // run executes the CLI with explicit streams, so tests can run it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
-	root.SetArgs(args)
+	root.SetArgs(goTestSpelling(args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -69,6 +70,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// goTestSpelling lets `skillrun test` take -run as go test spells it
+// (pflag reads a single dash as shorthand letters): -run and -run=X
+// become --run and --run=X, up to a "--".
+func goTestSpelling(args []string) []string {
+	if len(args) == 0 || args[0] != "test" {
+		return args
+	}
+	out := append([]string{}, args...)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if a == "-run" || strings.HasPrefix(a, "-run=") {
+			out[i] = "-" + a
+		}
+	}
+	return out
+}
+
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "skillrun",
@@ -80,6 +100,7 @@ the capabilities an operator grants.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(
+		newNewCmd(),
 		newValidateCmd(),
 		newCatalogCmd(),
 		newShowCmd(),
@@ -87,6 +108,7 @@ the capabilities an operator grants.`,
 		newBuildCmd(),
 		newRunCmd(),
 		newShellCmd(),
+		newTestCmd(),
 		newDepsCmd(),
 		newMCPCmd(),
 		newSessionCmd(),
