@@ -58,6 +58,7 @@ FUZZ_TARGETS := \
 	guest/interp/sh/internal/awk:FuzzAwk guest/interp/sh/internal/textcmd:FuzzSed \
 	guest/interp/sh/internal/textcmd:FuzzGrep guest/interp/sh/internal/builtin:FuzzPrintf \
 	guest/interp/sh/internal/builtin:FuzzRead guest/interp/sh/internal/filecmd:FuzzDate \
+	skilltest:FuzzParseCase \
 	guest/interp/sh/internal/filecmd:FuzzTarExtract internal/pydeps:FuzzParseRequirement \
 	internal/pydeps:FuzzParseVersion
 FUZZPARALLEL  ?= 1

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/rogpeppe/go-internal/txtar"
+	"golang.org/x/tools/txtar"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/tomlx"
