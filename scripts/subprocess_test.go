@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/internal/shellcmd"
 )
 
 // subprocessScript uses subprocess the ways published scripts do: the
@@ -52,6 +53,8 @@ with subprocess.Popen(["tr", "a-z", "A-Z"], stdin=PIPE, stdout=PIPE, text=True) 
     p.stdin.write("piped in\n")
     p.stdin.close()
     print(p.stdout.read(), end="")
+import shutil
+print(shutil.which("sh") is not None, shutil.which("grep") is not None, shutil.which("no-such-program-anywhere"))
 print("end")
 subprocess.run(["echo", "inherited"])
 `
@@ -227,4 +230,18 @@ func TestNodeChildProcess(t *testing.T) {
 	require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
 	assert.Equal(t, nativeOut.String(), r.stdout)
 	assert.Contains(t, r.stderr, "no-such-program-anywhere: no such program in the sandbox")
+}
+
+// TestExecLanguagesAreInterpreters: the interpreters exec starts are the
+// ones internal/shellcmd names (which Python's subprocess and
+// shutil.which know).
+func TestExecLanguagesAreInterpreters(t *testing.T) {
+	for name := range execLanguages {
+		assert.True(t, shellcmd.IsInterpreter(name), name)
+	}
+	for _, name := range shellcmd.Programs() {
+		if shellcmd.IsInterpreter(name) {
+			assert.Contains(t, execLanguages, name)
+		}
+	}
 }

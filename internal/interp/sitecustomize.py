@@ -140,6 +140,9 @@ def _patch(mod):
     if name == "subprocess" and _skillrun is not None:
         import _skillrun_subprocess
         _skillrun_subprocess.install(mod)
+    elif name == "shutil" and _skillrun is not None:
+        import _skillrun_subprocess
+        _skillrun_subprocess.install_which(mod)
     elif name == "subprocess":
         for attr in ("Popen", "run", "call", "check_call", "check_output", "getoutput", "getstatusoutput"):
             setattr(mod, attr, _refuse("subprocess." + attr, _NOPROC))
@@ -182,12 +185,12 @@ class _PatchingLoader:
 
 
 class _LazyPatch:
-    """Patches subprocess, socket and multiprocessing when (and if) a
-    script imports them, so startup stays fast."""
+    """Patches subprocess, socket, multiprocessing and shutil when (and
+    if) a script imports them, so startup stays fast."""
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name not in ("subprocess", "socket", "multiprocessing"):
+        if name not in ("subprocess", "socket", "multiprocessing", "shutil"):
             return None
         import importlib.machinery
         spec = importlib.machinery.PathFinder.find_spec(name, path)
@@ -198,6 +201,9 @@ class _LazyPatch:
 
 
 sys.meta_path.insert(0, _LazyPatch)
+for _name in ("subprocess", "socket", "multiprocessing", "shutil"):
+    if _name in sys.modules:  # imported at startup, before the finder
+        _patch(sys.modules[_name])
 del _name
 
 

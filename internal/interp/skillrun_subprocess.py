@@ -16,12 +16,12 @@
 import errno as _errno
 import io
 import itertools
-import json
 import os
 import sys
 import types
 
 import _skillrun
+from _skillrun_programs import PROGRAMS
 
 _TMP = "/tmp"
 _PIDS = itertools.count(1000)
@@ -57,6 +57,7 @@ def _not_found(program):
 
 
 def _exec(req, program):
+    import json
     raw = _skillrun.exec(json.dumps(req).encode())
     env = json.loads(raw)
     if env.get("ok"):
@@ -277,12 +278,19 @@ class Popen:
         return argv
 
     def _check_file(self, cwd):
-        """A program named by a path outside the system folders is a file
-        of the sandbox: missing, it fails here, as natively."""
+        """A program that is not in the sandbox fails here, when Popen is
+        made, as natively: a bare name must be one the sandbox has, a path
+        outside the system folders a file that exists."""
         prog = self._program
-        if "/" in prog and os.path.dirname(prog) not in ("/bin", "/usr/bin", "/usr/local/bin"):
-            if not os.path.exists(os.path.join(cwd, prog)):
+        system = os.path.dirname(prog) in ("/bin", "/usr/bin", "/usr/local/bin")
+        if "/" not in prog or system:
+            if os.path.basename(prog) not in PROGRAMS:
+                _note("%s: no such program in the sandbox: skillrun starts python3, node, sh/bash, "
+                      "the shell's commands (grep, sed, jq, ...) and script files, never a host program"
+                      % os.path.basename(prog))
                 raise _not_found(prog)
+        elif not os.path.exists(os.path.join(cwd, prog)):
+            raise _not_found(prog)
 
     def _stdin_closed(self, data):
         self._stdin_data = data
@@ -388,3 +396,21 @@ def system(command):
 
 def install(subprocess):
     subprocess.Popen = Popen
+
+
+def install_which(shutil):
+    """shutil.which finds the programs the sandbox has (as /usr/bin/NAME,
+    where scripts expect them), besides files on PATH."""
+    orig = shutil.which
+
+    def which(cmd, mode=os.F_OK | os.X_OK, path=None):
+        found = orig(cmd, mode, path)
+        name = os.fsdecode(cmd)
+        if found is None and "/" not in name and name in PROGRAMS:
+            found = "/usr/bin/" + name
+            if isinstance(cmd, bytes):
+                found = os.fsencode(found)
+        return found
+
+    which.__doc__ = orig.__doc__
+    shutil.which = which

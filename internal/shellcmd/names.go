@@ -37,3 +37,20 @@ func Is(name string) bool {
 
 // Names returns the shell's commands, sorted.
 func Names() []string { return slices.Clone(names) }
+
+// interpreters are the programs the exec host function starts as
+// interpreter runs of their own (package scripts maps them to languages).
+var interpreters = []string{"bash", "node", "nodejs", "python", "python3", "python3.11", "sh"}
+
+// Programs returns every program name a script in the sandbox can start
+// (exec), sorted: the interpreters, the shell's commands and the bash
+// builtins that are programs too. Python's shutil.which finds these.
+func Programs() []string {
+	all := slices.Concat(interpreters, names, builtins)
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// IsInterpreter reports whether name is one of the interpreters exec
+// starts as a run of its own.
+func IsInterpreter(name string) bool { return slices.Contains(interpreters, name) }

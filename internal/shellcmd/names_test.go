@@ -16,3 +16,14 @@ func TestIs(t *testing.T) {
 	}
 	assert.True(t, slices.IsSorted(names), "names must stay sorted for the binary search")
 }
+
+func TestPrograms(t *testing.T) {
+	p := Programs()
+	assert.True(t, slices.IsSorted(p))
+	for _, name := range []string{"python3", "node", "sh", "bash", "grep", "jq", "echo", "["} {
+		assert.Contains(t, p, name)
+	}
+	assert.NotContains(t, p, "git")
+	assert.True(t, IsInterpreter("python3"))
+	assert.False(t, IsInterpreter("grep"))
+}
