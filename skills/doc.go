@@ -56,6 +56,7 @@
 //   - [Problems]: a list of them; [Problems.Errors] and [Problems.Warnings]
 //     split it by [Severity].
 //   - [Severity]: [Error] makes a skill invalid, [Warning] does not.
+//   - [ValidateName]: the name rules alone, for a name not yet in a SKILL.md.
 //
 // Disclosure:
 //

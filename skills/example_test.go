@@ -83,3 +83,17 @@ func ExamplePrompt() {
 	// </skill>
 	// </available_skills>
 }
+
+// A tool that names a new skill checks the name before it writes anything.
+func ExampleValidateName() {
+	fmt.Println(skills.ValidateName("pdf-tools"))
+	if ps, ok := errors.AsType[skills.Problems](skills.ValidateName("PDF_tools")); ok {
+		for _, p := range ps {
+			fmt.Println(p.Code+":", p.Message)
+		}
+	}
+	// Output:
+	// <nil>
+	// name-not-lowercase: skill name "PDF_tools" must be lowercase
+	// name-invalid-characters: skill name "PDF_tools" contains invalid characters '_'; only letters, digits, and hyphens are allowed
+}

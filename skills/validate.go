@@ -129,24 +129,11 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		// The rules apply to the NFKC form; the name is kept as written
 		// (trimmed), which is what the reference prints in the catalog.
 		s.Name = trimSpace(v)
-		name := norm.NFKC.String(s.Name)
-		if c := utf8.RuneCountInString(name); c > maxNameLength {
-			add(CodeNameTooLong, "name", n, "skill name %q exceeds %d character limit (%d chars)", s.Name, maxNameLength, c)
-		}
-		if name != strings.ToLower(name) {
-			add(CodeNameCase, "name", n, "skill name %q must be lowercase", s.Name)
-		}
-		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-			add(CodeNameHyphen, "name", n, "skill name %q cannot start or end with a hyphen", s.Name)
-		}
-		if strings.Contains(name, "--") {
-			add(CodeNameHyphen, "name", n, "skill name %q cannot contain consecutive hyphens", s.Name)
-		}
-		if bad := invalidNameRunes(name); bad != "" {
-			add(CodeNameChars, "name", n, "skill name %q contains invalid characters %s; only letters, digits, and hyphens are allowed", s.Name, bad)
+		for _, p := range nameProblems(s.Name) {
+			add(p.Code, "name", n, "%s", p.Message)
 		}
 		if dirName != "" {
-			if d := norm.NFKC.String(dirName); d != name {
+			if d, name := norm.NFKC.String(dirName), norm.NFKC.String(s.Name); d != name {
 				add(CodeNameDirMismatch, "name", n, "directory name %q must match skill name %q%s", dirName, s.Name, nfkcNote(s.Name, name))
 			}
 		}
@@ -219,6 +206,51 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		}
 	}
 	return s, ps
+}
+
+// ValidateName checks name against the specification's rules for a
+// skill's name, as validating a SKILL.md does (the rules apply to its
+// NFKC form): 1 to 64 characters, lowercase, only letters, digits and
+// hyphens, no hyphen at either end and no two in a row. It returns nil
+// for a valid name, else a [Problems] with one entry per broken rule
+// (Field "name", a Code such as [CodeNameCase], no file or line).
+//
+// The name is checked as given: surrounding white space is an invalid
+// character here, while a SKILL.md's name is trimmed first.
+func ValidateName(name string) error {
+	if ps := nameProblems(name); len(ps) > 0 {
+		return ps
+	}
+	return nil
+}
+
+// nameProblems lists the name rules name breaks, ungraded.
+func nameProblems(name string) Problems {
+	var ps Problems
+	add := func(code, format string, args ...any) {
+		ps = append(ps, Problem{Field: "name", Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	if name == "" {
+		add(CodeNameMissing, "skill name must not be empty")
+		return ps
+	}
+	nfkc := norm.NFKC.String(name)
+	if c := utf8.RuneCountInString(nfkc); c > maxNameLength {
+		add(CodeNameTooLong, "skill name %q exceeds %d character limit (%d chars)", name, maxNameLength, c)
+	}
+	if nfkc != strings.ToLower(nfkc) {
+		add(CodeNameCase, "skill name %q must be lowercase", name)
+	}
+	if strings.HasPrefix(nfkc, "-") || strings.HasSuffix(nfkc, "-") {
+		add(CodeNameHyphen, "skill name %q cannot start or end with a hyphen", name)
+	}
+	if strings.Contains(nfkc, "--") {
+		add(CodeNameHyphen, "skill name %q cannot contain consecutive hyphens", name)
+	}
+	if bad := invalidNameRunes(nfkc); bad != "" {
+		add(CodeNameChars, "skill name %q contains invalid characters %s; only letters, digits, and hyphens are allowed", name, bad)
+	}
+	return ps
 }
 
 // nfkcNote says what name is compared as, when NFKC changes it.

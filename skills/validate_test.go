@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"errors"
 	"sort"
 	"strings"
 	"testing"
@@ -180,5 +181,38 @@ func TestLenientGrading(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestValidateName(t *testing.T) {
+	tests := []struct {
+		name string
+		want []string // codes, sorted; nil = valid
+	}{
+		{"pdf", nil},
+		{"count-words-2", nil},
+		{strings.Repeat("a", 64), nil},
+		{"données", nil}, // letters of any script, as the reference
+		{"", []string{CodeNameMissing}},
+		{strings.Repeat("a", 65), []string{CodeNameTooLong}},
+		{"Bad_Name", []string{CodeNameChars, CodeNameCase}},
+		{"-x", []string{CodeNameHyphen}},
+		{"x-", []string{CodeNameHyphen}},
+		{"a--b", []string{CodeNameHyphen}},
+		{" pdf", []string{CodeNameChars}}, // not trimmed
+	}
+	for _, tt := range tests {
+		err := ValidateName(tt.name)
+		var got []string
+		if err != nil {
+			ps, ok := errors.AsType[Problems](err)
+			if !ok {
+				t.Fatalf("ValidateName(%q) = %T, want Problems", tt.name, err)
+			}
+			got = strictCodes(ps)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ValidateName(%q) codes mismatch (-want +got):\n%s", tt.name, diff)
+		}
 	}
 }
