@@ -64,47 +64,53 @@ subprocess.run(["echo", "inherited"])
 // is another run in the sandbox: the output is the same.
 func TestPythonSubprocess(t *testing.T) {
 	interpreters(t, interp.Shell)
-	native := "/usr/bin/python3.11"
+	r, ws, nativeOut := sandboxedAndNative(t, interp.Python, "scripts/x.py", subprocessScript)
+	assert.Equal(t, nativeOut, r.stdout)
+	assert.Contains(t, r.stdout, "start\ninherited\n", "a program's inherited output goes ahead of what Python still buffers, as natively")
+	assert.Contains(t, r.stderr, "no-such-program-anywhere: no such program in the sandbox")
+	got, err := os.ReadFile(filepath.Join(ws, "written.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "to a file\n", string(got))
+}
+
+// sandboxedAndNative runs src as the script file of a skill (granted the
+// workspace) and natively (Debian's python3.11 or node, with the host's
+// programs), each over a fresh workspace of the same files, with
+// block-buffered output both ways; it returns the sandboxed run, its
+// workspace and the native stdout.
+func sandboxedAndNative(t *testing.T, lang, file, src string) (sourceRun, string, string) {
+	t.Helper()
+	native := nativeBinaries[lang]
 	if _, err := os.Stat(native); err != nil {
 		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
 			t.Fatalf("%s is required (REQUIRE_TOOLCHAINS=1): %v", native, err)
 		}
 		t.Skipf("no %s: %v", native, err)
 	}
-	files := map[string]string{"data.txt": "x\ny\nxx\n", "sub/f.txt": "in sub\n"}
 	newWorkspace := func() string {
 		ws := t.TempDir()
-		for name, body := range files {
+		for name, body := range map[string]string{"data.txt": "x\ny\nxx\n", "sub/f.txt": "in sub\n"} {
 			p := filepath.Join(ws, filepath.FromSlash(name))
 			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 		}
 		return ws
 	}
-
-	nativeWS := newWorkspace()
-	script := filepath.Join(t.TempDir(), "x.py")
-	require.NoError(t, os.WriteFile(script, []byte(subprocessScript), 0o644))
+	script := filepath.Join(t.TempDir(), filepath.Base(file))
+	require.NoError(t, os.WriteFile(script, []byte(src), 0o644))
 	cmd := exec.Command(native, script)
-	cmd.Dir = nativeWS
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"} // block-buffered stdout, as in the sandbox
+	cmd.Dir = newWorkspace()
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	var nativeOut, nativeErr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &nativeOut, &nativeErr
 	require.NoError(t, cmd.Run(), nativeErr.String())
 
 	ws := newWorkspace()
-	s := sourceSkill(t, `read = ["workspace"]`+"\n"+`write = ["workspace"]`, "scripts/x.py", map[string]string{"scripts/x.py": subprocessScript})
-	r := runSource(t, s, "main", interp.Python, &ScriptRun{Services: host.Services{Workspace: ws}})
+	s := sourceSkill(t, `read = ["workspace"]`+"\n"+`write = ["workspace"]`, file, map[string]string{file: src})
+	r := runSource(t, s, "main", lang, &ScriptRun{Services: host.Services{Workspace: ws}})
 	require.NoError(t, r.err, r.stderr)
 	require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
-	assert.Equal(t, nativeOut.String(), r.stdout)
-	assert.Contains(t, r.stdout, "start\ninherited\n", "a program's inherited output goes ahead of what Python still buffers, as natively")
-	assert.Contains(t, r.stderr, "no-such-program-anywhere: no such program in the sandbox")
-
-	// Nothing of the runs' stream files stays in /tmp or the workspace.
-	got, err := os.ReadFile(filepath.Join(ws, "written.txt"))
-	require.NoError(t, err)
-	assert.Equal(t, "to a file\n", string(got))
+	return r, ws, nativeOut.String()
 }
 
 // TestPythonSubprocessAttacks: a script that starts itself stops at the
@@ -198,37 +204,8 @@ console.log("end");
 func TestNodeChildProcess(t *testing.T) {
 	interpreters(t, interp.Shell)
 	interpreters(t, interp.JS)
-	native := "/usr/bin/node"
-	if _, err := os.Stat(native); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			t.Fatalf("%s is required (REQUIRE_TOOLCHAINS=1): %v", native, err)
-		}
-		t.Skipf("no %s: %v", native, err)
-	}
-	files := map[string]string{"data.txt": "x\ny\nxx\n", "sub/f.txt": "in sub\n"}
-	newWorkspace := func() string {
-		ws := t.TempDir()
-		for name, body := range files {
-			p := filepath.Join(ws, filepath.FromSlash(name))
-			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-		}
-		return ws
-	}
-	script := filepath.Join(t.TempDir(), "x.js")
-	require.NoError(t, os.WriteFile(script, []byte(childProcessScript), 0o644))
-	cmd := exec.Command(native, script)
-	cmd.Dir = newWorkspace()
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
-	var nativeOut, nativeErr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &nativeOut, &nativeErr
-	require.NoError(t, cmd.Run(), nativeErr.String())
-
-	s := sourceSkill(t, `read = ["workspace"]`, "scripts/x.js", map[string]string{"scripts/x.js": childProcessScript})
-	r := runSource(t, s, "main", interp.JS, &ScriptRun{Services: host.Services{Workspace: newWorkspace()}})
-	require.NoError(t, r.err, r.stderr)
-	require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
-	assert.Equal(t, nativeOut.String(), r.stdout)
+	r, _, nativeOut := sandboxedAndNative(t, interp.JS, "scripts/x.js", childProcessScript)
+	assert.Equal(t, nativeOut, r.stdout)
 	assert.Contains(t, r.stderr, "no-such-program-anywhere: no such program in the sandbox")
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -148,24 +147,15 @@ func (r *Runner) runCase(ctx context.Context, c *Case) (res *Result) {
 // runScript runs a script or command case in a fresh workspace and
 // checks what it printed, its exit status and what it changed.
 func (r *Runner) runScript(ctx context.Context, c *Case, res *Result) {
-	ws, err := os.MkdirTemp("", "skillrun-test-")
-	if err != nil {
-		res.fail("%v", err)
+	ws, before, done, ok := c.startWorkspace(res)
+	if !ok {
 		return
 	}
-	defer func() { _ = os.RemoveAll(ws) }()
-	if err := c.prepare(ws); err != nil {
-		res.fail("%s: %v", c.File, err)
-		return
-	}
-	before, err := snapshot(ws)
-	if err != nil {
-		res.fail("%s: the starting workspace: %v", c.File, err)
-		return
-	}
+	defer done()
 
 	resolver := &capabilities.Resolver{Flags: c.Grant.flags(), All: c.Grant.All, Timeout: c.Timeout}
 	var resolution capabilities.Resolution
+	var err error
 	if c.Kind == KindScript {
 		resolution, err = scripts.Resolve(c.Skill, c.Script, resolver)
 	} else {

@@ -2,7 +2,6 @@ package skilltest
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/skillrun/skillrun/agent"
@@ -28,21 +27,11 @@ func (r *Runner) runSession(ctx context.Context, c *Case, res *Result) {
 		res.fail("%s: plan %s has no task", c.File, c.Plan)
 		return
 	}
-	ws, err := os.MkdirTemp("", "skillrun-test-")
-	if err != nil {
-		res.fail("%v", err)
+	ws, before, done, ok := c.startWorkspace(res)
+	if !ok {
 		return
 	}
-	defer func() { _ = os.RemoveAll(ws) }()
-	if err := c.prepare(ws); err != nil {
-		res.fail("%s: %v", c.File, err)
-		return
-	}
-	before, err := snapshot(ws)
-	if err != nil {
-		res.fail("%s: the starting workspace: %v", c.File, err)
-		return
-	}
+	defer done()
 	resolver := &capabilities.Resolver{Flags: c.Grant.flags(), All: c.Grant.All, Timeout: c.Timeout}
 	grant, err := scripts.Resolve(c.Skill, "", resolver) // what the whole skill declares
 	if err != nil {

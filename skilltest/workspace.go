@@ -17,6 +17,29 @@ import (
 // that creates more fails its case instead of slowing the runner down.
 const maxSnapshotFiles = 100_000
 
+// startWorkspace makes a fresh temporary workspace for the case and
+// snapshots it. done removes it. When it cannot, it says why on res and
+// ok is false.
+func (c *Case) startWorkspace(res *Result) (ws string, before map[string]entry, done func(), ok bool) {
+	ws, err := os.MkdirTemp("", "skillrun-test-")
+	if err != nil {
+		res.fail("%v", err)
+		return "", nil, nil, false
+	}
+	done = func() { _ = os.RemoveAll(ws) }
+	if err := c.prepare(ws); err != nil {
+		done()
+		res.fail("%s: %v", c.File, err)
+		return "", nil, nil, false
+	}
+	if before, err = snapshot(ws); err != nil {
+		done()
+		res.fail("%s: the starting workspace: %v", c.File, err)
+		return "", nil, nil, false
+	}
+	return ws, before, done, true
+}
+
 // prepare makes the case's starting workspace in the empty folder ws: a
 // copy of its fixture folder (inside the skill, through os.Root so no
 // symlink leads out of it), then its inline files.

@@ -25,7 +25,6 @@ from _skillrun_programs import PROGRAMS
 
 _TMP = "/tmp"
 _PIDS = itertools.count(1000)
-_WHY = "skillrun runs Python scripts in a WebAssembly sandbox"
 
 PIPE, STDOUT, DEVNULL = -1, -2, -3  # subprocess's values
 
