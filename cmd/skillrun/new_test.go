@@ -226,7 +226,8 @@ func TestNewValidates(t *testing.T) {
 // TestNewRuns: every language's new skill runs (built first when
 // compiled) in the sandbox with its test case's workspace and grant and
 // prints what the case expects; where it is cheap, the same source run
-// natively prints the same.
+// natively prints the same, and the skill's own case passes under
+// `skillrun test`.
 func TestNewRuns(t *testing.T) {
 	for _, lang := range newLangs {
 		t.Run(lang, func(t *testing.T) {
@@ -264,6 +265,15 @@ func TestNewRuns(t *testing.T) {
 			code, stdout, stderr = runSkillrun(append(args, "notes.txt", "missing.txt")...)
 			if code != 1 || !strings.HasPrefix(stdout, "2 3 14 notes.txt\n") || !strings.Contains(stderr, "missing.txt") {
 				t.Errorf("with a missing file: exit %d, stdout %q, stderr %q; want 1, notes.txt counted and missing.txt named", code, stdout, stderr)
+			}
+
+			// Its own case passes under `skillrun test`.
+			code, stdout, stderr = runSkillrun("test", dir)
+			if code != 0 {
+				t.Fatalf("skillrun test: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			if !slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool { return strings.HasPrefix(l, "ok   count-"+lang+"/count ") }) {
+				t.Errorf("skillrun test printed no ok line for count-%s/count:\n%s", lang, stdout)
 			}
 
 			if native := newNative(t, dir, lang); native != nil {
@@ -329,29 +339,6 @@ func newNative(t *testing.T, dir, lang string) []string {
 		return build("rustc", "--edition", "2021", "-O", "-o", bin, "main.rs")
 	}
 	return nil
-}
-
-// TestNewThenTest: a new skill's own case passes under `skillrun test`.
-func TestNewThenTest(t *testing.T) {
-	for _, lang := range newLangs {
-		t.Run(lang, func(t *testing.T) {
-			t.Parallel()
-			newNeedLang(t, lang)
-			dir := newSkill(t, lang)
-			if l, _ := scaffold.LookupLang(lang); l.Build {
-				if code, _, stderr := runSkillrun("build", dir); code != 0 {
-					t.Fatalf("skillrun build: exit %d\n%s", code, stderr)
-				}
-			}
-			code, stdout, stderr := runSkillrun("test", dir)
-			if code != 0 {
-				t.Fatalf("skillrun test: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-			}
-			if !slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool { return strings.HasPrefix(l, "ok") }) {
-				t.Errorf("skillrun test printed no line starting with ok:\n%s", stdout)
-			}
-		})
-	}
 }
 
 // TestNewBadInput: a bad NAME or --lang is a usage error (2) that says
