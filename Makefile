@@ -22,9 +22,9 @@ deps: ## Download the Go modules of skillrun and of the guests built in tests (s
 	cd internal/testkit/testdata/extplugin && $(GO) mod download
 
 .PHONY: test
-test: deps ## Run the full test suite with the race detector (what CI runs), then the shell's conformance run without it.
+test: deps ## Run the full test suite with the race detector (what CI runs), then the guest-bound end-to-end tests without it.
 	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 20m -run '^TestShellConformance$$' ./scripts
+	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestInterpreterScripts)$$' ./scripts ./cmd/skillrun
 
 .PHONY: check
 check: ## gofmt, vet, golangci-lint, go mod tidy, deps test, cross-builds; fails on any diff.

@@ -68,6 +68,7 @@ func communityWheels(t *testing.T) string {
 // changed in the workspace (created.tsv). Cases of a supported kind must
 // all match; the share per kind is logged.
 func TestCommunityCases(t *testing.T) {
+	skipUnderRace(t)
 	if _, err := os.Stat(filepath.Join(communityDir, "cases.tsv")); err != nil {
 		if os.Getenv("REQUIRE_CORPUS") != "" {
 			t.Fatalf("no community cases at %s, and REQUIRE_CORPUS is set: put ../shared beside the repository", communityDir)
