@@ -31,6 +31,49 @@ func hexVal(c byte) int {
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
+// hexDigits reads up to max hex digits at the start of s and returns
+// their value and how many there were.
+func hexDigits(s string, max int) (v uint32, n int) {
+	for ; n < len(s) && n < max && hexVal(s[n]) >= 0; n++ {
+		v = v*16 + uint32(hexVal(s[n]))
+	}
+	return v, n
+}
+
+// unicodeDigits is how many hex digits \u (4) or \U (8) takes.
+func unicodeDigits(c byte) int {
+	if c == 'U' {
+		return 8
+	}
+	return 4
+}
+
+// controlEscape returns the byte of the escapes every dialect shares:
+// \a \b \e \E \f \n \r \t \v and \\.
+func controlEscape(c byte) (byte, bool) {
+	switch c {
+	case 'a':
+		return '\a', true
+	case 'b':
+		return '\b', true
+	case 'e', 'E':
+		return 0x1b, true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	case 'v':
+		return '\v', true
+	case '\\':
+		return '\\', true
+	}
+	return 0, false
+}
+
 // appendUTF8 appends code point v encoded the way bash's u32toutf8 does:
 // plain UTF-8 extended to the historical 5- and 6-byte forms, surrogates
 // included, and nothing at all for values beyond 0x7fffffff.
@@ -64,25 +107,10 @@ func printfEscape(out []byte, s string, d escapeDialect) (_ []byte, n int, stop 
 		return append(out, '\\'), 0, false, ""
 	}
 	c := s[0]
+	if b, ok := controlEscape(c); ok {
+		return append(out, b), 1, false, ""
+	}
 	switch c {
-	case 'a':
-		return append(out, '\a'), 1, false, ""
-	case 'b':
-		return append(out, '\b'), 1, false, ""
-	case 'e', 'E':
-		return append(out, 0x1b), 1, false, ""
-	case 'f':
-		return append(out, '\f'), 1, false, ""
-	case 'n':
-		return append(out, '\n'), 1, false, ""
-	case 'r':
-		return append(out, '\r'), 1, false, ""
-	case 't':
-		return append(out, '\t'), 1, false, ""
-	case 'v':
-		return append(out, '\v'), 1, false, ""
-	case '\\':
-		return append(out, '\\'), 1, false, ""
 	case '0', '1', '2', '3', '4', '5', '6', '7':
 		v := int(c - '0')
 		max := 2
@@ -95,28 +123,17 @@ func printfEscape(out []byte, s string, d escapeDialect) (_ []byte, n int, stop 
 		}
 		return append(out, byte(v)), i, false, ""
 	case 'x':
-		v, i := 0, 1
-		for ; i < len(s) && i <= 2 && hexVal(s[i]) >= 0; i++ {
-			v = v*16 + hexVal(s[i])
-		}
-		if i == 1 {
+		v, n := hexDigits(s[1:], 2)
+		if n == 0 {
 			return append(out, '\\'), 0, false, `missing hex digit for \x`
 		}
-		return append(out, byte(v)), i, false, ""
+		return append(out, byte(v)), 1 + n, false, ""
 	case 'u', 'U':
-		digits := 4
-		if c == 'U' {
-			digits = 8
-		}
-		var v uint32
-		i := 1
-		for ; i < len(s) && i <= digits && hexVal(s[i]) >= 0; i++ {
-			v = v*16 + uint32(hexVal(s[i]))
-		}
-		if i == 1 {
+		v, n := hexDigits(s[1:], unicodeDigits(c))
+		if n == 0 {
 			return append(out, '\\'), 0, false, `missing unicode digit for \` + string(c)
 		}
-		return appendUTF8(out, v), i, false, ""
+		return appendUTF8(out, v), 1 + n, false, ""
 	case '\'', '"', '?':
 		if d == dialectFormat {
 			return append(out, c), 1, false, ""
@@ -176,25 +193,11 @@ func expandEcho(s string) (out string, stop bool) {
 		}
 		c = s[i]
 		i++
+		if e, ok := controlEscape(c); ok {
+			b = append(b, e)
+			continue
+		}
 		switch c {
-		case 'a':
-			b = append(b, '\a')
-		case 'b':
-			b = append(b, '\b')
-		case 'e', 'E':
-			b = append(b, 0x1b)
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'v':
-			b = append(b, '\v')
-		case '\\':
-			b = append(b, '\\')
 		case '0':
 			v := 0
 			for max := 3; i < len(s) && isOctal(s[i]) && max > 0; i, max = i+1, max-1 {
@@ -202,25 +205,16 @@ func expandEcho(s string) (out string, stop bool) {
 			}
 			b = append(b, byte(v))
 		case 'x':
-			v, n := 0, 0
-			for ; i < len(s) && n < 2 && hexVal(s[i]) >= 0; i, n = i+1, n+1 {
-				v = v*16 + hexVal(s[i])
-			}
+			v, n := hexDigits(s[i:], 2)
+			i += n
 			if n == 0 {
 				b = append(b, '\\', 'x')
 			} else {
 				b = append(b, byte(v))
 			}
 		case 'u', 'U':
-			digits := 4
-			if c == 'U' {
-				digits = 8
-			}
-			var v uint32
-			n := 0
-			for ; i < len(s) && n < digits && hexVal(s[i]) >= 0; i, n = i+1, n+1 {
-				v = v*16 + uint32(hexVal(s[i]))
-			}
+			v, n := hexDigits(s[i:], unicodeDigits(c))
+			i += n
 			if n == 0 {
 				b = append(b, '\\', c)
 			} else {
