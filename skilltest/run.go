@@ -78,12 +78,13 @@ func (r *Runner) Run(ctx context.Context, cases []*Case, report func(*Result)) [
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	if r.Catalog == nil {
+	catalog := r.Catalog
+	if catalog == nil {
 		seen := map[*skills.Skill]bool{}
 		for _, c := range cases {
 			if !seen[c.Skill] {
 				seen[c.Skill] = true
-				r.Catalog = append(r.Catalog, c.Skill)
+				catalog = append(catalog, c.Skill)
 			}
 		}
 	}
@@ -104,7 +105,7 @@ func (r *Runner) Run(ctx context.Context, cases []*Case, report func(*Result)) [
 			defer close(done[i])
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = r.runCase(ctx, c)
+			results[i] = r.runCase(ctx, c, catalog)
 		}()
 	}
 	for i := range cases {
@@ -119,7 +120,7 @@ func (r *Runner) Run(ctx context.Context, cases []*Case, report func(*Result)) [
 
 // runCase runs one case and checks it, never panicking on what the case
 // or the skill does.
-func (r *Runner) runCase(ctx context.Context, c *Case) (res *Result) {
+func (r *Runner) runCase(ctx context.Context, c *Case, catalog []*skills.Skill) (res *Result) {
 	start := time.Now()
 	res = &Result{Case: c}
 	defer func() {
@@ -135,9 +136,9 @@ func (r *Runner) runCase(ctx context.Context, c *Case) (res *Result) {
 	}
 	switch c.Kind {
 	case KindTrigger:
-		r.runTrigger(c, res)
+		runTrigger(c, res, catalog)
 	case KindSession:
-		r.runSession(ctx, c, res)
+		r.runSession(ctx, c, res, catalog)
 	default:
 		r.runScript(ctx, c, res)
 	}

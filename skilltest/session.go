@@ -9,6 +9,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/scripts"
+	"github.com/skillrun/skillrun/skills"
 )
 
 // runSession runs a session case: the scripted plan plays the model over
@@ -16,7 +17,7 @@ import (
 // (and for the workspace tools and the shell). Every turn's expect must
 // hold and the session must complete; the final answer is checked as the
 // case's stdout, and the workspace as for a script.
-func (r *Runner) runSession(ctx context.Context, c *Case, res *Result) {
+func (r *Runner) runSession(ctx context.Context, c *Case, res *Result, catalog []*skills.Skill) {
 	rel, _ := relPath(c.Plan) // checked when parsed
 	plan, err := agent.LoadPlan(filepath.Join(filepath.Dir(c.Skill.Location), rel))
 	if err != nil {
@@ -56,7 +57,7 @@ func (r *Runner) runSession(ctx context.Context, c *Case, res *Result) {
 	}
 	sess := &agent.Session{
 		Provider:  agent.NewScripted(plan),
-		Skills:    r.Catalog,
+		Skills:    catalog,
 		Runner:    r.Scripts,
 		Workspace: ws,
 		Shell:     resolver.Workspace(),

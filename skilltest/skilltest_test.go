@@ -115,6 +115,7 @@ func TestBadCases(t *testing.T) {
 		"tests/missing-script.toml":  "script = \"scripts/nope.py\"\n[grant]\nall = true\n",
 		"tests/missing-fixture.toml": "command = \"true\"\nworkspace = \"tests/fixtures/none\"\n",
 		"tests/widen.toml":           "command = \"true\"\n[grant]\nread = [\"skill\"]\n",
+		"tests/huge.toml":            "command = \"true\"\n# " + strings.Repeat("x", maxCaseFile) + "\n",
 	})
 	got := runAll(t, s, &Runner{})
 	assert.True(t, got["good"].Passed, "%v", got["good"].Failures)
@@ -130,6 +131,7 @@ func TestBadCases(t *testing.T) {
 		"missing-script":  "nope.py",
 		"missing-fixture": `workspace "tests/fixtures/none"`,
 		"widen":           "[grant]",
+		"huge":            "larger than the limit of 4 MiB",
 	} {
 		require.Contains(t, got, name)
 		assert.False(t, got[name].Passed, name)
@@ -137,8 +139,9 @@ func TestBadCases(t *testing.T) {
 	}
 }
 
-// TestCaseTimeout: a case that hangs ends at its timeout (124), and a
-// flood of output is cut, not kept whole.
+// TestCaseTimeoutAndFlood: a case that hangs ends at its timeout (124),
+// and a flood of output ends at the run's output limit (125), not kept
+// whole.
 func TestCaseTimeoutAndFlood(t *testing.T) {
 	s := newSkill(t, "lines", map[string]string{
 		"scripts/lines.sh": linesScript,
@@ -147,7 +150,13 @@ func TestCaseTimeoutAndFlood(t *testing.T) {
 	})
 	got := runAll(t, s, &Runner{Parallel: 2})
 	assert.True(t, got["hang"].Passed, "%v", got["hang"].Failures)
-	assert.LessOrEqual(t, len(got["flood"].Stdout), maxCapture+100)
+	// The run's output limit (the shell's 16 MiB) ends it: 125, said, and
+	// no more than that kept.
+	flood := got["flood"]
+	assert.False(t, flood.Passed)
+	assert.Equal(t, exitSandbox, flood.ExitCode)
+	assert.Contains(t, strings.Join(flood.Failures, "\n"), "output limit")
+	assert.LessOrEqual(t, len(flood.Stdout), maxCapture+100)
 }
 
 // TestFixtureIsolation: cases that write into the same fixture each get

@@ -9,8 +9,7 @@ import (
 // runTrigger searches the catalog with each phrasing, as a model's
 // skill_search does: a should phrasing must find the case's skill among
 // the top Top results, a should_not phrasing must not.
-func (r *Runner) runTrigger(c *Case, res *Result) {
-	catalog := r.Catalog
+func runTrigger(c *Case, res *Result, catalog []*skills.Skill) {
 	if !containsSkill(catalog, c.Skill) {
 		catalog = append(append([]*skills.Skill{}, catalog...), c.Skill)
 	}

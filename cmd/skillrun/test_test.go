@@ -140,6 +140,24 @@ func TestTestUsage(t *testing.T) {
 	}
 }
 
+// TestTestJUnitSymlink: a --junit path that is a symlink (planted in a
+// stranger's project, say to ~/.bashrc) is refused, and its target is
+// left as it was.
+func TestTestJUnitSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "bashrc")
+	require.NoError(t, os.WriteFile(target, []byte("keep\n"), 0o644))
+	link := filepath.Join(dir, "report.xml")
+	require.NoError(t, os.Symlink(target, link))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"test", "--junit", link, "../../examples/release-notes"}, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, 2, code, stderr.String())
+	assert.Contains(t, stderr.String(), "--junit:")
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep\n", string(b))
+}
+
 // TestGoTestSpelling: -run as go test spells it reaches --run, and only
 // for the test verb, before "--".
 func TestGoTestSpelling(t *testing.T) {
