@@ -233,7 +233,15 @@ func (r *Runner) runScript(ctx context.Context, c *Case, res *Result) {
 	}
 	c.verify(res, ws, before, after)
 	if r.Update && len(res.Failures) > 0 {
-		r.update(c, res, ws)
+		updated, err := r.update(c, res, ws)
+		if len(updated) > 0 {
+			// The rewritten expectations are the run's now: check again.
+			res.Updated, res.Failures = updated, nil
+			c.verify(res, ws, before, after)
+		}
+		if err != nil {
+			res.fail("--update: %v", err)
+		}
 	}
 }
 

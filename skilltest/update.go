@@ -16,108 +16,93 @@ import (
 
 // update rewrites the case file's exact expectations (stdout, stderr and
 // expected files) from what the run did, keeping everything else of the
-// file as written, comments included. The exit status, contains and
-// matches expectations are the author's to change. The file is replaced
-// atomically; what was rewritten is listed in res.Updated and the case
-// passes if nothing else failed.
-func (r *Runner) update(c *Case, res *Result, ws string) {
+// file as written, comments included, and sets the case's expectations to
+// match. The exit status, contains and matches expectations are the
+// author's to change. The file is replaced atomically. It returns what it
+// rewrote; the caller checks the case again.
+func (r *Runner) update(c *Case, res *Result, ws string) ([]string, error) {
 	data, err := readBounded(c.File)
 	if err != nil {
-		res.fail("--update: %v", err)
-		return
+		return nil, err
 	}
 	actual := map[string]string{} // expected file name -> what the run wrote
 	root, err := os.OpenRoot(ws)
 	if err != nil {
-		res.fail("--update: %v", err)
-		return
+		return nil, err
 	}
 	defer root.Close()
 	for name := range c.Expect.Files {
 		rel, _ := relPath(name)
-		b, err := root.ReadFile(rel)
-		if err == nil {
+		if b, err := root.ReadFile(rel); err == nil {
 			actual[name] = string(b)
 		}
 	}
 
 	var updated []string
+	var errs []error
+	stdout, stderr := res.Stdout, res.Stderr
+	rewrote := func(what string, expect *string, value string) {
+		*expect = value
+		updated = append(updated, what)
+	}
 	src := data
 	if c.txtar != nil {
 		src = c.txtar.Comment
 	}
 	lines, _ := tomlx.LocateKeys(src)
-	set := func(key toml.Key, value, what string) {
+	set := func(key toml.Key, value string) bool {
 		if _, ok := lines[key.String()]; !ok {
-			return
+			return false
 		}
 		out, err := setTOMLString(src, lines[key.String()], key[len(key)-1], value)
 		if err != nil {
-			res.fail("--update: %s: %s: %v", c.File, key, err)
-			return
+			errs = append(errs, fmt.Errorf("%s: %s: %w", c.File, key, err))
+			return false
 		}
 		src = out
 		lines, _ = tomlx.LocateKeys(src)
-		updated = append(updated, what)
+		return true
 	}
-	if e := c.Expect.Stdout; e != nil && *e != res.Stdout {
-		set(toml.Key{"expect", "stdout"}, res.Stdout, "stdout")
+	if e := c.Expect.Stdout; e != nil && *e != stdout && set(toml.Key{"expect", "stdout"}, stdout) {
+		rewrote("stdout", e, stdout)
 	}
-	if e := c.Expect.Stderr; e != nil && *e != res.Stderr {
-		set(toml.Key{"expect", "stderr"}, res.Stderr, "stderr")
+	if e := c.Expect.Stderr; e != nil && *e != stderr && set(toml.Key{"expect", "stderr"}, stderr) {
+		rewrote("stderr", e, stderr)
 	}
 	for _, name := range sortedKeys(c.Expect.Files) {
-		if got, ok := actual[name]; ok && got != c.Expect.Files[name] {
-			set(toml.Key{"expect", "files", name}, got, name)
+		if got, ok := actual[name]; ok && got != c.Expect.Files[name] && set(toml.Key{"expect", "files", name}, got) {
+			c.Expect.Files[name] = got
+			updated = append(updated, name)
 		}
 	}
 	if c.txtar != nil {
 		a := &txtar.Archive{Comment: src}
 		for _, f := range c.txtar.Files {
 			switch {
-			case f.Name == "stdout" && string(f.Data) != res.Stdout:
-				f.Data = []byte(res.Stdout)
-				updated = append(updated, "stdout")
-			case f.Name == "stderr" && string(f.Data) != res.Stderr:
-				f.Data = []byte(res.Stderr)
-				updated = append(updated, "stderr")
+			case f.Name == "stdout" && string(f.Data) != stdout:
+				f.Data = []byte(stdout)
+				rewrote("stdout", c.Expect.Stdout, stdout)
+			case f.Name == "stderr" && string(f.Data) != stderr:
+				f.Data = []byte(stderr)
+				rewrote("stderr", c.Expect.Stderr, stderr)
 			case strings.HasPrefix(f.Name, "expect/"):
-				if got, ok := actual[strings.TrimPrefix(f.Name, "expect/")]; ok && got != string(f.Data) {
+				name := strings.TrimPrefix(f.Name, "expect/")
+				if got, ok := actual[name]; ok && got != string(f.Data) {
 					f.Data = []byte(got)
-					updated = append(updated, strings.TrimPrefix(f.Name, "expect/"))
+					c.Expect.Files[name] = got
+					updated = append(updated, name)
 				}
 			}
 			a.Files = append(a.Files, f)
 		}
 		src = txtar.Format(a)
 	}
-	if len(updated) == 0 {
-		return
-	}
-	if err := writeAtomic(c.File, src); err != nil {
-		res.fail("--update: %v", err)
-		return
-	}
-	res.Updated = updated
-	// The rewritten expectations hold now; what else failed still does.
-	var still []string
-	for _, f := range res.Failures {
-		if !rewritten(f, updated) {
-			still = append(still, f)
+	if len(updated) > 0 {
+		if err := writeAtomic(c.File, src); err != nil {
+			return nil, errors.Join(append(errs, err)...)
 		}
 	}
-	res.Failures = still
-}
-
-// rewritten reports whether a failure message is about one of the
-// rewritten expectations.
-func rewritten(failure string, updated []string) bool {
-	for _, u := range updated {
-		if strings.HasPrefix(failure, u+" differs:") || strings.HasPrefix(failure, "file "+u+" differs:") {
-			return true
-		}
-	}
-	return false
+	return updated, errors.Join(errs...)
 }
 
 // setTOMLString replaces the string value of the key name defined at the
