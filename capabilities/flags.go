@@ -149,6 +149,21 @@ func Describe(s Set) string {
 	return strings.Join(parts, ", ")
 }
 
+// NotGranted is the denial of a run that was granted nothing of what it
+// declares, as `skillrun run` says it where it cannot ask: who (a
+// skill:script label) needs missing, and the flags that grant it.
+func NotGranted(who string, missing Set) string {
+	return fmt.Sprintf("%s needs %s: not granted; add %s (or -A to grant all the skill declares)",
+		who, Describe(missing), strings.Join(Flags(missing), " "))
+}
+
+// AlsoDeclared is the note for a run granted part of what it declares:
+// the rest, missing, stays denied, and the flags that would grant it.
+func AlsoDeclared(who string, missing Set) string {
+	return fmt.Sprintf("%s also declares %s, not granted (add %s to grant it)",
+		who, Describe(missing), strings.Join(Flags(missing), " "))
+}
+
 // shellWord quotes s for a POSIX shell when it holds anything but
 // characters that are safe unquoted.
 func shellWord(s string) string {

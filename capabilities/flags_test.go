@@ -246,3 +246,19 @@ func TestFlagsRoundTrip(t *testing.T) {
 		t.Errorf("granting Flags(declared) mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestNotGrantedAndAlsoDeclared(t *testing.T) {
+	host, err := ParseHostPattern("*.example.org:443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := Set{Read: []Path{{Root: RootWorkspace}}, Net: []HostPattern{host}}
+	for _, c := range []struct{ got, want string }{
+		{NotGranted("csv:stats", missing), "csv:stats needs read=workspace, net=*.example.org:443: not granted; add --allow-read=workspace '--allow-net=*.example.org:443' (or -A to grant all the skill declares)"},
+		{AlsoDeclared("csv:stats", missing), "csv:stats also declares read=workspace, net=*.example.org:443, not granted (add --allow-read=workspace '--allow-net=*.example.org:443' to grant it)"},
+	} {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Error(diff)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -177,15 +176,13 @@ func (r *Runner) runScript(ctx context.Context, c *Case, res *Result) {
 		// As `skillrun run` does where it cannot ask: with no grant at
 		// all, denied before it runs; with some, a note, and the rest
 		// stays denied.
-		flags := strings.Join(capabilities.Flags(missing), " ")
 		if !c.Grant.All && len(c.Grant.flags()) == 0 {
 			res.ExitCode = exitDenied
-			res.Stderr = fmt.Sprintf("skillrun: %s needs %s: not granted; add %s (or -A to grant all the skill declares)\n",
-				label, capabilities.Describe(missing), flags)
+			res.Stderr = "skillrun: " + capabilities.NotGranted(label, missing) + "\n"
 			c.verify(res, ws, before, before)
 			return
 		}
-		fmt.Fprintf(stderr, "skillrun: note: %s also declares %s, not granted (add %s to grant it)\n", label, capabilities.Describe(missing), flags)
+		fmt.Fprintf(stderr, "skillrun: note: %s\n", capabilities.AlsoDeclared(label, missing))
 	}
 	auditor := r.Auditor
 	if auditor == nil {

@@ -363,13 +363,10 @@ func askOrDeny(cmd *cobra.Command, f *runFlags, s *skills.Skill, script string, 
 	if f.noPrompt || !isTerminal(cmd.InOrStdin()) || !isTerminal(stderr) {
 		if anyGrant {
 			// The operator chose what to grant; the rest stays denied.
-			fmt.Fprintf(stderr, "skillrun: note: %s also declares %s, not granted (add %s to grant it)\n",
-				label, termsafe.String(capabilities.Describe(missing)), termsafe.String(grantFlags(missing)))
+			fmt.Fprintf(stderr, "skillrun: note: %s\n", termsafe.String(capabilities.AlsoDeclared(label, missing)))
 			return grant, nil
 		}
-		return grant, &exitError{code: exitDenied, err: fmt.Errorf(
-			"%s needs %s: not granted; add %s (or -A to grant all the skill declares)",
-			label, termsafe.String(capabilities.Describe(missing)), termsafe.String(grantFlags(missing)))}
+		return grant, &exitError{code: exitDenied, err: errors.New(termsafe.String(capabilities.NotGranted(label, missing)))}
 	}
 	in := bufio.NewReader(cmd.InOrStdin())
 	where := s.Place()
