@@ -84,7 +84,8 @@
 //   - [Effective]: declared ∩ granted, what a script may use.
 //   - [Missing]: what is declared and not granted at all.
 //   - [Flags], [FlagFor]: the flags that would grant a set or one value,
-//     for messages; [Describe] lists a set in the same words.
+//     for messages; [Describe] lists a set in the same words; [NotGranted]
+//     and [AlsoDeclared] are the denial and the note that name them.
 //
 // Checking:
 //
