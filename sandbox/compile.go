@@ -38,6 +38,13 @@ type CompiledModule struct {
 	// tableBytes is the most host memory the module's tables can take
 	// (scanModule); Run counts it against the memory limit.
 	tableBytes uint64
+	// unsnapshottable says why a snapshot cannot capture the module's
+	// state ("" if it can; see scanModule and [CompiledModule.Snapshot]).
+	unsnapshottable string
+	// mutableGlobals are the export names of its mutable globals.
+	mutableGlobals []string
+	// snaps are its snapshots by key ([CompiledModule.SnapshotOnce]).
+	snaps snapshots
 	// size is the module's size in bytes, its weight in the Runtime's
 	// memo of compiled modules (Options.MaxCompiledBytes).
 	size   int
@@ -97,7 +104,8 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*CompiledModule, er
 		_ = cm.Close(ctx)
 		return nil, err
 	}
-	m := &CompiledModule{r: r, cm: cm, tableBytes: shape.tableBytes, size: len(wasm)}
+	m := &CompiledModule{r: r, cm: cm, tableBytes: shape.tableBytes, unsnapshottable: shape.unsnapshottable,
+		mutableGlobals: shape.mutableGlobals, size: len(wasm)}
 	for _, mem := range cm.ExportedMemories() {
 		m.initialMemory = max(m.initialMemory, uint64(mem.Min())*pageSize)
 	}

@@ -36,6 +36,10 @@ import (
 // practice this only happens for a module that does not export its memory.
 type memoryLimit struct {
 	limit uint64 // bytes
+	// reserve, if positive, is the capacity the memory is first allocated
+	// with (within the limit): a snapshot's size, which its runs grow to
+	// at once.
+	reserve uint64
 
 	refused   atomic.Bool   // a grow was refused
 	requested atomic.Uint64 // the largest size refused, in bytes
@@ -44,7 +48,7 @@ type memoryLimit struct {
 
 // Allocate implements experimental.MemoryAllocator.
 func (m *memoryLimit) Allocate(capacity, maximum uint64) experimental.LinearMemory {
-	return &linearMemory{m: m, max: min(maximum, m.limit), capacity: capacity}
+	return &linearMemory{m: m, max: min(maximum, m.limit), capacity: max(capacity, m.reserve)}
 }
 
 // linearMemory is one linear memory of a run. wazero calls Reallocate only

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -209,6 +210,46 @@ var errTimeoutCause = errors.New("run timed out")
 // WASI state; nothing survives to the next run. Run is safe for concurrent
 // use, and the [Runtime] stays usable after any failure.
 func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, error) {
+	return m.runWith(ctx, cfg, runPlan{body: callStart, rootAt: rootAtEnd})
+}
+
+// A runPlan is what a run does with its instance, and how its file system
+// is laid out: Run calls _start; a snapshot's init and runs (snapshot.go)
+// call their own exports on an instance whose memory they fill or read.
+type runPlan struct {
+	// body runs the instantiated module, recording a normal exit in
+	// result; it returns wazero's error, if any, for classify.
+	body func(ctx context.Context, mod api.Module, result *Result) error
+	// rootAt is where the guestRoot ("/") goes among the mounts: after
+	// the first rootAt of them, or after all of them for rootAtEnd. A
+	// snapshot's runs put it right after the init's mounts, so that they
+	// see those and "/" at the descriptors the init saw.
+	rootAt int
+	// reserve, if positive, is the size in bytes the memory is allocated
+	// with room for, so that growing it to a snapshot's size does not copy.
+	reserve uint64
+}
+
+// rootAtEnd puts the guestRoot after every mount (runPlan.rootAt).
+const rootAtEnd = -1
+
+// callStart is Run's body: it calls _start.
+//
+// _start is called here rather than through WithStartFunctions so that a
+// module whose initial memory was over the limit (see memoryLimit) never
+// starts, and so that wazero's wrapping ("module[] function[_start]
+// failed: ...") stays out of our messages.
+func callStart(ctx context.Context, mod api.Module, result *Result) error {
+	_, err := mod.ExportedFunction("_start").Call(ctx)
+	if exit, ok := errors.AsType[*sys.ExitError](err); ok {
+		result.ExitCode = exit.ExitCode()
+	}
+	return err
+}
+
+// runWith is Run with the plan's body and file system layout: the
+// limits, stdio, mounts, audit and error classification of every run.
+func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPlan) (*Result, error) {
 	var c RunConfig
 	if cfg != nil {
 		c = *cfg
@@ -239,6 +280,7 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 	if err != nil {
 		return &Result{}, err
 	}
+	mem.reserve = plan.reserve
 
 	start := time.Now()
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -250,14 +292,14 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 
 	out := &outputLimit{limit: c.Output, cancel: cancel}
 	runCtx = withHostCall(runCtx, c.Host, out) // log and output count against out too
-	modCfg, closeMounts, err := moduleConfig(runCtx, &c, out, &m.r.openFiles)
+	modCfg, closeMounts, err := moduleConfig(runCtx, &c, out, &m.r.openFiles, plan.rootAt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer closeMounts()
 
 	result := &Result{}
-	err = m.run(runCtx, modCfg, mem, result)
+	err = m.run(runCtx, modCfg, mem, result, plan.body)
 	result.Duration = time.Since(start)
 	result.PeakMemory = mem.peak.Load()
 	var cut bool
@@ -269,14 +311,10 @@ func (m *CompiledModule) Run(ctx context.Context, cfg *RunConfig) (*Result, erro
 	return result, err
 }
 
-// run instantiates the module and calls _start, recording a normal exit
-// in result. It returns wazero's error, if any, for classify.
-//
-// _start is called here rather than through WithStartFunctions so that a
-// module whose initial memory was over the limit (see memoryLimit) never
-// starts, and so that wazero's wrapping ("module[] function[_start]
-// failed: ...") stays out of our messages.
-func (m *CompiledModule) run(ctx context.Context, modCfg wazero.ModuleConfig, mem *memoryLimit, result *Result) error {
+// run instantiates the module and hands it to body. It returns wazero's
+// error, if any, for classify.
+func (m *CompiledModule) run(ctx context.Context, modCfg wazero.ModuleConfig, mem *memoryLimit, result *Result,
+	body func(context.Context, api.Module, *Result) error) error {
 	mod, err := m.r.wr.InstantiateModule(experimental.WithMemoryAllocator(ctx, mem), m.cm, modCfg)
 	if err != nil {
 		if _, ok := errors.AsType[*sys.ExitError](err); ok {
@@ -288,11 +326,7 @@ func (m *CompiledModule) run(ctx context.Context, modCfg wazero.ModuleConfig, me
 	if mem.refused.Load() {
 		return nil // classify reports the refusal
 	}
-	_, err = mod.ExportedFunction("_start").Call(ctx)
-	if exit, ok := errors.AsType[*sys.ExitError](err); ok {
-		result.ExitCode = exit.ExitCode()
-	}
-	return err
+	return body(ctx, mod, result)
 }
 
 // classify turns the outcome of a run into Run's error; see Run.
@@ -358,7 +392,7 @@ func size(n uint64) string { return units.Bytes(n) }
 
 // moduleConfig builds the wazero module config of a run: argv, env,
 // stdio, clocks and mounts. The returned func closes the mounts.
-func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *openFiles) (wazero.ModuleConfig, func(), error) {
+func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *openFiles, rootAt int) (wazero.ModuleConfig, func(), error) {
 	modCfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous, so runs of one module can overlap
 		WithStartFunctions().
@@ -388,7 +422,7 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *o
 			WithRandSource(rand.Reader)
 	}
 
-	fsCfg, closeMounts, err := mounts(c, shared, newRecorder(ctx, c.Auditor))
+	fsCfg, closeMounts, err := mounts(c, shared, newRecorder(ctx, c.Auditor), rootAt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -397,8 +431,9 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *o
 
 // mounts opens every mount of c as a rootFS and returns the FS config and
 // a func that closes them. Unless a mount covers "/", the module also gets
-// a guestRoot there.
-func mounts(c *RunConfig, shared *openFiles, record recorder) (wazero.FSConfig, func(), error) {
+// a guestRoot there: after the first rootAt mounts, or after all of them
+// for rootAtEnd.
+func mounts(c *RunConfig, shared *openFiles, record recorder, rootAt int) (wazero.FSConfig, func(), error) {
 	var opened []*rootFS
 	closeAll := func() {
 		for _, fs := range opened {
@@ -417,7 +452,19 @@ func mounts(c *RunConfig, shared *openFiles, record recorder) (wazero.FSConfig, 
 		record("fs."+op, path.Join("/", p), audit.Deny, errno.Error()+" (outside every mount)")
 	})
 	seen := map[string]bool{}
-	for _, mt := range c.Mounts {
+	if rootAt < 0 || rootAt > len(c.Mounts) {
+		rootAt = len(c.Mounts)
+	} else {
+		for _, mt := range c.Mounts {
+			if mt.GuestPath == "/" {
+				return fail("/", "a run from a snapshot cannot mount /", errors.New("a run from a snapshot cannot mount /"))
+			}
+		}
+	}
+	for i, mt := range c.Mounts {
+		if i == rootAt {
+			fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(root, "/")
+		}
 		guest := mt.GuestPath
 		if !path.IsAbs(guest) || path.Clean(guest) != guest {
 			return fail(fmt.Sprintf("%q", guest), "not an absolute, clean path",
@@ -452,7 +499,7 @@ func mounts(c *RunConfig, shared *openFiles, record recorder) (wazero.FSConfig, 
 		}}
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(counted, guest)
 	}
-	if !seen["/"] {
+	if !seen["/"] && rootAt == len(c.Mounts) {
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(root, "/")
 	}
 	return fsCfg, closeAll, nil

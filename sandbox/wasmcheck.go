@@ -73,6 +73,13 @@ type moduleShape struct {
 	// tableBytes is the most host memory the module's tables can ever
 	// take. Run counts it against the memory limit.
 	tableBytes uint64
+	// unsnapshottable, if not empty, says what state of the module an
+	// instance's linear memory and exported globals do not hold, so a
+	// snapshot of them would not restore it (snapshot.go).
+	unsnapshottable string
+	// mutableGlobals are the export names of the mutable globals, which
+	// a snapshot saves and restores.
+	mutableGlobals []string
 }
 
 // scanModule checks a module's tables and nesting depth before wazero
@@ -100,6 +107,10 @@ func scanModule(wasm []byte) (moduleShape, error) {
 			err = scanImports(&body)
 		case 4: // tables
 			err = sc.tables(&body)
+		case 6: // globals
+			err = sc.globals(&body)
+		case 7: // exports
+			err = sc.exports(&body)
 		case 10: // code
 			err = sc.code(&body)
 		}
@@ -119,8 +130,18 @@ func scanModule(wasm []byte) (moduleShape, error) {
 // scan is what scanModule collects across sections.
 type scan struct {
 	tableLimits []tableLimit
-	grows       bool // the code has a table.grow
+	flags       codeFlags
 	nestingWork uint64
+	mutable     []uint32          // the mutable globals
+	exported    map[uint32]string // the exported globals' names
+}
+
+// codeFlags are what scanBody notes of the instructions.
+type codeFlags struct {
+	grows bool // a table.grow
+	// state names the first instruction found that changes what a
+	// snapshot does not hold: tables and dropped segments.
+	state string
 }
 
 type tableLimit struct {
@@ -135,7 +156,7 @@ func (sc *scan) shape() (moduleShape, error) {
 	var entries uint64
 	for i, t := range sc.tableLimits {
 		switch {
-		case !sc.grows:
+		case !sc.flags.grows:
 			entries += uint64(t.min)
 		case !t.hasMax:
 			return moduleShape{}, boundf("table %d declares no maximum size and the module grows tables (table.grow), "+
@@ -148,7 +169,58 @@ func (sc *scan) shape() (moduleShape, error) {
 		return moduleShape{}, boundf("the module's tables can hold %d entries (%s of host memory, outside the linear memory); skillrun allows at most %d in all",
 			entries, size(entries*tableEntryBytes), maxTableEntries)
 	}
-	return moduleShape{tableBytes: entries * tableEntryBytes}, nil
+	shape := moduleShape{tableBytes: entries * tableEntryBytes}
+	for _, g := range sc.mutable {
+		name, ok := sc.exported[g]
+		if !ok {
+			shape.unsnapshottable = fmt.Sprintf("mutable global %d is not exported (wasm-ld: --export=__stack_pointer)", g)
+			break
+		}
+		shape.mutableGlobals = append(shape.mutableGlobals, name)
+	}
+	if sc.flags.state != "" {
+		shape.unsnapshottable = "the code changes tables or segments (" + sc.flags.state + ")"
+	}
+	return shape, nil
+}
+
+// globals reads the global section: which globals are mutable.
+func (sc *scan) globals(d *decoder) error {
+	count := d.u32()
+	for i := uint32(0); i < count && d.err == nil; i++ {
+		d.leb(5) // value type
+		if d.byte() == 1 {
+			sc.mutable = append(sc.mutable, i)
+		}
+		// The initializer: a constant expression, up to its end.
+		for d.err == nil {
+			if len(d.b) == 0 {
+				return fmt.Errorf("global %d: the initializer has no end", i)
+			}
+			op := d.byte()
+			if op == 0x0b {
+				break
+			}
+			if err := skipImmediates(d, op); err != nil {
+				return fmt.Errorf("global %d: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// exports reads the export section: which globals are exported.
+func (sc *scan) exports(d *decoder) error {
+	sc.exported = map[uint32]string{}
+	count := d.u32()
+	for i := uint32(0); i < count && d.err == nil; i++ {
+		name := d.name()
+		kind, index := d.byte(), d.u32()
+		if _, dup := sc.exported[index]; kind == 3 && !dup {
+			sc.exported[index] = name
+		}
+	}
+	return nil
 }
 
 // scanImports refuses imported tables early: they are refused anyway (see
@@ -210,7 +282,7 @@ func (sc *scan) code(d *decoder) error {
 		}
 		fn := decoder{b: d.b[:size]}
 		d.skip(int(size))
-		deepest, err := scanBody(&fn, &sc.grows)
+		deepest, err := scanBody(&fn, &sc.flags)
 		sc.nestingWork += uint64(deepest) * uint64(deepest)
 		if err == nil && sc.nestingWork > maxNestingWork {
 			err = boundf("the module's nesting work (the sum over functions of their deepest nesting, squared) passes %d; skillrun refuses such modules, which take minutes to compile", maxNestingWork)
@@ -226,8 +298,9 @@ func (sc *scan) code(d *decoder) error {
 }
 
 // scanBody reads one function body's locals and instructions, tracking
-// the nesting depth of blocks; it sets *grows at a table.grow.
-func scanBody(d *decoder, grows *bool) (deepest int, err error) {
+// the nesting depth of blocks, and notes in flags the instructions that
+// change tables or drop segments.
+func scanBody(d *decoder, flags *codeFlags) (deepest int, err error) {
 	groups := d.u32()
 	for i := uint32(0); i < groups && d.err == nil; i++ {
 		d.u32()  // how many
@@ -267,8 +340,15 @@ func scanBody(d *decoder, grows *bool) (deepest int, err error) {
 			d.u32()
 			depth--
 		default:
-			if op == 0xfc && len(d.b) > 0 && d.b[0] == 15 {
-				*grows = true // table.grow (sub-opcode 15, one byte)
+			if op == 0x26 && flags.state == "" {
+				flags.state = "table.set"
+			}
+			if op == 0xfc && len(d.b) > 0 {
+				// Sub-opcodes under 128 are one byte.
+				if name := stateOps[d.b[0]]; name != "" && flags.state == "" {
+					flags.state = name
+				}
+				flags.grows = flags.grows || d.b[0] == 15 // table.grow
 			}
 			if err := skipImmediates(d, op); err != nil {
 				return deepest, err
@@ -281,6 +361,10 @@ func scanBody(d *decoder, grows *bool) (deepest int, err error) {
 	}
 	return deepest, d.err
 }
+
+// stateOps are the 0xFC instructions that change state outside linear
+// memory and globals, by sub-opcode.
+var stateOps = map[byte]string{9: "data.drop", 12: "table.init", 13: "elem.drop", 14: "table.copy", 15: "table.grow", 17: "table.fill"}
 
 // skipImmediates skips the immediates of instruction op (other than the
 // block instructions scanBody handles).

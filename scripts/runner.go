@@ -23,6 +23,11 @@ type Options struct {
 	// script tool, skill_run). nil means [InstalledInterpreters] of the
 	// default folder.
 	Interpreters InterpreterFunc
+
+	// NoSnapshots starts every interpreter run from _start instead of
+	// from a snapshot of the initialised interpreter (snapshot.go): for
+	// comparing the two, and for finding a fault in one.
+	NoSnapshots bool
 }
 
 // A Runner runs skills' scripts on a [sandbox.Runtime]: it resolves what
@@ -33,6 +38,7 @@ type Options struct {
 type Runner struct {
 	sb           *sandbox.Runtime
 	interpreters InterpreterFunc
+	noSnapshots  bool
 }
 
 // New returns a Runner on a new sandbox runtime configured by o (nil
@@ -46,7 +52,7 @@ func New(ctx context.Context, o *Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{sb: sb, interpreters: opts.Interpreters}, nil
+	return &Runner{sb: sb, interpreters: opts.Interpreters, noSnapshots: opts.NoSnapshots}, nil
 }
 
 // Sandbox returns the runtime the Runner's scripts run on, for compiling

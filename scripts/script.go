@@ -270,7 +270,7 @@ func auditRun(ctx context.Context, a audit.Auditor, label string, eff capabiliti
 // sr and the limits of eff; rc brings the arguments, environment and
 // mounts, the rest of it is filled in here. note is added to the audit
 // line of the run.
-func runCompiled(ctx context.Context, m *sandbox.CompiledModule, s *skills.Skill, script string, sc *skills.Script,
+func runCompiled(ctx context.Context, m runnable, s *skills.Skill, script string, sc *skills.Script,
 	eff capabilities.Set, sr *ScriptRun, rc *sandbox.RunConfig, note string) (*sandbox.Result, error) {
 	label := s.Name + ":" + script
 	auditor, stamped := scriptAudit(ctx, s, script, sr)

@@ -34,6 +34,12 @@ type SourceInterpreter struct {
 	Env []string
 	// Args come before the script's guest path.
 	Args []string
+	// Version says what the interpreter was built from; it keys its
+	// snapshots.
+	Version string
+	// Snapshot, if not nil, says how runs start from a snapshot of the
+	// interpreter (snapshot.go).
+	Snapshot *interp.Snapshot
 }
 
 // An InterpreterFunc returns the interpreter for a language ("python",
@@ -98,7 +104,8 @@ func interpreterDir(dir string) (string, error) {
 
 // sourceInterpreterOf converts what package interp found.
 func sourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
-	si := &SourceInterpreter{Language: in.Language, Module: in.Module, Env: in.Env, Args: in.Args}
+	si := &SourceInterpreter{Language: in.Language, Module: in.Module, Env: in.Env, Args: in.Args,
+		Version: in.Version, Snapshot: in.Snapshot}
 	for _, m := range in.Mounts {
 		si.Mounts = append(si.Mounts, sandbox.Mount{HostDir: m.HostDir, GuestPath: m.GuestPath})
 	}
@@ -181,8 +188,12 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 
-	return runCompiled(ctx, m, s, script, sc, eff, sr, &sandbox.RunConfig{Args: args, Env: env, Mounts: all, Protected: protected},
-		"; interpreter "+lang+" for "+sc.Source)
+	start, all := r.startFrom(ctx, m, in, args, env, all, uint64(eff.Memory), sc.Deterministic)
+	note := "; interpreter " + lang + " for " + sc.Source
+	if _, ok := start.(*sandbox.Snapshot); ok {
+		note += ", started from its snapshot"
+	}
+	return runCompiled(ctx, start, s, script, sc, eff, sr, &sandbox.RunConfig{Args: args, Env: env, Mounts: all, Protected: protected}, note)
 }
 
 // sourceLanguage is the interpreter language of a source script: its

@@ -4,11 +4,15 @@
 # wasi-libc and libclang-rt-14-dev-wasm32, and installs it where skillrun
 # looks for interpreters:
 #
-#   $OUT/python.wasm      the interpreter (a WASI command module), with
-#                         zlib (Debian's zlib source) and skillrun's
-#                         _skillrun module (pyext/skillrun_module.c, beside
-#                         this script as skillrun_module.c: the exec
-#                         host function) linked in
+#   $OUT/python.wasm      the interpreter, with zlib (Debian's zlib
+#                         source) and skillrun's _skillrun module
+#                         (pyext/skillrun_module.c, beside this script as
+#                         skillrun_module.c: the exec host function) linked
+#                         in. It is linked as a WASI reactor with entry
+#                         points of skillrun's own (pyext/skillrun_main.c,
+#                         beside this script as skillrun_main.c): _start,
+#                         as a command's, and skillrun_init and
+#                         skillrun_run, which start runs from a snapshot
 #   $OUT/lib/python3.11/  the pure-Python standard library, mounted
 #                         read-only in the guest at /usr/local/lib/python3.11
 #   $OUT/VERSION          the Debian source version it was built from,
@@ -27,7 +31,7 @@ DEB_VERSION=${DEB_VERSION:-3.11.2-6+deb12u8}
 # BUILD counts changes to what this script installs from the same source;
 # VERSION is "$DEB_VERSION+skillrun$BUILD", so a bump makes `make python`
 # rebuild.
-BUILD=4
+BUILD=5
 ORIG_SHA256=${ORIG_SHA256:-2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849}
 # zlib, built for wasm32-wasi and linked in: zlib, gzip and zipfile's
 # deflate (docx, xlsx and pptx are zip files) need it.
@@ -44,6 +48,8 @@ module_c=${SKILLRUN_MODULE_C:-$(dirname "$0")/skillrun_module.c}
 [ -f "$module_c" ] || module_c=$(dirname "$0")/pyext/skillrun_module.c
 [ -f "$module_c" ] || { echo "build-python.sh: $module_c is missing (skillrun's _skillrun module)" >&2; exit 1; }
 module_c=$(cd "$(dirname "$module_c")" && pwd)/$(basename "$module_c")
+main_c=${SKILLRUN_MAIN_C:-$(dirname "$module_c")/skillrun_main.c}
+[ -f "$main_c" ] || { echo "build-python.sh: $main_c is missing (skillrun's entry points)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=${WORK:-$(mktemp -d)}
@@ -143,12 +149,19 @@ if [ ! -f Makefile ]; then
       --disable-ipv6 --disable-test-modules --without-ensurepip \
       --prefix=/usr/local >configure.log 2>&1 || { tail -40 configure.log >&2; exit 1; }
 fi
-# skillrun's _skillrun module, built in statically (WASI has no shared
-# modules): Setup.local is read after configure, by makesetup.
+# skillrun's _skillrun module and entry points, built in statically (WASI
+# has no shared modules): Setup.local is read after configure, by
+# makesetup.
 cp "$module_c" "$src/Modules/_skillrunmodule.c"
-printf '*static*\n_skillrun _skillrunmodule.c\n' >Modules/Setup.local
+cp "$main_c" "$src/Modules/_skillrunmain.c"
+printf '*static*\n_skillrun _skillrunmodule.c _skillrunmain.c\n' >Modules/Setup.local
 echo "== make -j$jobs"
-make -j"$jobs" python.wasm >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
+# A reactor, so that skillrun_init's work survives its return (a
+# command's exports run its constructors and destructors around every
+# call); __stack_pointer exported, so that a snapshot can save and
+# restore it. _start is skillrun_main.c's.
+rm -f python.wasm
+make -j"$jobs" python.wasm LINKFORSHARED="-mexec-model=reactor -Wl,--export=__stack_pointer" >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
 
 echo "== install into $out"
 tmp="$out.tmp"

@@ -104,8 +104,10 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 	if err := os.WriteFile(script, buildPythonScript, 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(work, "skillrun_module.c"), pythonModuleC, 0o644); err != nil {
-		return nil, err
+	for name, src := range map[string][]byte{"skillrun_module.c": pythonModuleC, "skillrun_main.c": pythonMainC} {
+		if err := os.WriteFile(filepath.Join(work, name), src, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

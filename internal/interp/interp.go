@@ -109,6 +109,13 @@ var buildPythonScript []byte
 //go:embed pyext/skillrun_module.c
 var pythonModuleC []byte
 
+// pythonMainC is the source of python.wasm's entry points (_start, and
+// skillrun_init and skillrun_run for snapshots; see snapshot.go), which
+// build-python.sh links in beside pythonModuleC.
+//
+//go:embed pyext/skillrun_main.c
+var pythonMainC []byte
+
 // A Mount is a host folder the interpreter sees read-only at GuestPath.
 type Mount struct {
 	HostDir, GuestPath string
@@ -131,6 +138,9 @@ type Interpreter struct {
 	Env []string
 	// Args come before the script's path on the command line.
 	Args []string
+	// Snapshot, if not nil, says how runs of a script can start from a
+	// snapshot of the interpreter, initialised once (snapshot.go).
+	Snapshot *Snapshot
 }
 
 // Language returns the language of a source script by its file name:
@@ -215,6 +225,7 @@ func Find(dir, language string) (*Interpreter, error) {
 				"PYTHONNOUSERSITE=1",
 				"_PYTHON_SYSCONFIGDATA_NAME=" + sysconfigDataName,
 			},
+			Snapshot: pythonSnapshot,
 		}, nil
 	case JS, Shell, JSTS:
 		g := goGuests[language]

@@ -181,6 +181,7 @@ func TestFindPython(t *testing.T) {
 		Module:   filepath.Join(d, "python.wasm"),
 		Mounts:   []Mount{{HostDir: stdlib, GuestPath: "/usr/local/lib/python3.11"}},
 		Env:      []string{"PYTHONHOME=/usr/local", "PYTHONDONTWRITEBYTECODE=1", "PYTHONUTF8=1", "PYTHONNOUSERSITE=1", "_PYTHON_SYSCONFIGDATA_NAME=_sysconfigdata_skillrun"},
+		Snapshot: pythonSnapshot,
 	}, in)
 	assert.Equal(t, string(sitecustomize), readString(t, filepath.Join(stdlib, "sitecustomize.py")),
 		"Find puts skillrun's sitecustomize.py beside the standard library")
