@@ -66,7 +66,7 @@ var (
 )
 
 // freshRunner is a Runner whose Python runs all start from _start.
-func freshRunner(t *testing.T) *Runner {
+func freshRunner(t testing.TB) *Runner {
 	t.Helper()
 	freshOnce.Do(func() { freshRT, freshErr = New(context.Background(), &Options{NoSnapshots: true}) })
 	require.NoError(t, freshErr)
@@ -211,4 +211,52 @@ func TestPythonSnapshotDiskCache(t *testing.T) {
 	again, err := os.ReadFile(files[0])
 	require.NoError(t, err)
 	assert.NotEqual(t, data, again)
+}
+
+// TestPythonSnapshotFinish: a run from the snapshot ends as a fresh one
+// does: atexit callbacks, __del__ methods of __main__'s objects and of
+// the modules it imported, and files left open flushed to the workspace.
+func TestPythonSnapshotFinish(t *testing.T) {
+	s := sourceSkill(t, `write = ["workspace"]`, "scripts/finish.py", map[string]string{
+		"scripts/finish.py": `import atexit, sys
+import opener
+class Noisy:
+    def __del__(self):
+        print("del ran")
+noisy = Noisy()
+f = open("/workspace/main.txt", "w")
+f.write("from main")
+atexit.register(lambda: print("atexit ran"))
+print("body done")
+`,
+		"scripts/opener.py": "g = open('/workspace/module.txt', 'w')\ng.write('from a module')\n",
+	})
+	for _, r := range []*Runner{freshRunner(t), sourceRunner(t)} {
+		sr := &ScriptRun{}
+		ws := t.TempDir()
+		sr.Services.Workspace = ws
+		_, declared, err := declaredOf(s, "main")
+		require.NoError(t, err)
+		var stdout, stderr bytes.Buffer
+		sr.Granted, sr.Stdout, sr.Stderr, sr.Interpreters = grant(t, declared), &stdout, &stderr, interpreters(t, interp.Python)
+		res, err := r.RunScript(context.Background(), s, "main", sr)
+		require.NoError(t, err)
+		assert.Zero(t, res.ExitCode, stderr.String())
+		assert.Equal(t, "body done\natexit ran\ndel ran\n", stdout.String())
+		for file, want := range map[string]string{"main.txt": "from main", "module.txt": "from a module"} {
+			got, err := os.ReadFile(filepath.Join(ws, file))
+			require.NoError(t, err)
+			assert.Equal(t, want, string(got))
+		}
+	}
+}
+
+// TestPythonSnapshotSmallMemory: a run whose memory limit leaves less
+// than snapshotHeadroom beyond the snapshot starts fresh, and still runs.
+func TestPythonSnapshotSmallMemory(t *testing.T) {
+	s := sourceSkill(t, `memory = "40MiB"`, "scripts/hi.py", map[string]string{"scripts/hi.py": "print('hi')\n"})
+	run, fromSnapshot := runStartProbe(t, sourceRunner(t), s)
+	require.NoError(t, run.err)
+	assert.Equal(t, "hi\n", run.stdout)
+	assert.False(t, fromSnapshot)
 }

@@ -25,10 +25,13 @@ import (
 //	BenchmarkSourceStartup    print(1+1) / console.log(1+1) through
 //	                          RunScript (warm: interpreter compiled), and
 //	                          x-native = its time over `python3 -c` /
-//	                          `node -e` as a subprocess
+//	                          `node -e` as a subprocess; Python from the
+//	                          interpreter's snapshot (python/snapshot) and
+//	                          from _start (python/fresh)
 //	BenchmarkSourceWorkload   the CSV report example on the example
 //	                          workspace, x-native over python3 / node
-//	                          running the same script file
+//	                          running the same script file; Python from
+//	                          the snapshot and fresh, as above
 //	BenchmarkSourceSubprocess a Python script starting python3 and a
 //	                          shell command with subprocess (each another
 //	                          run in the sandbox), and node's child_process
@@ -75,8 +78,7 @@ func nativeFor(b *testing.B, language string) string {
 
 // benchSource times one RunScript per iteration and, with the timer
 // stopped, one native run of the same work, and reports the ratio.
-func benchSource(b *testing.B, s *skills.Skill, script, lang string, mkRun func() *ScriptRun, native func() *exec.Cmd, want string) {
-	r := sourceRunner(b)
+func benchSource(b *testing.B, r *Runner, s *skills.Skill, script, lang string, mkRun func() *ScriptRun, native func() *exec.Cmd, want string) {
 	find := interpreters(b, lang)
 	ctx := context.Background()
 	_, declared, err := declaredOf(s, script)
@@ -118,6 +120,17 @@ func benchSource(b *testing.B, s *skills.Skill, script, lang string, mkRun func(
 	b.ReportMetric(float64(wasmTime)/float64(nativeTime), "x-native")
 }
 
+// eachStart runs bench with the Runner of each way a language's runs
+// start: Python from its snapshot and fresh, others as they do.
+func eachStart(b *testing.B, lang string, bench func(b *testing.B, r *Runner)) {
+	if lang != interp.Python {
+		bench(b, sourceRunner(b))
+		return
+	}
+	b.Run("snapshot", func(b *testing.B) { bench(b, sourceRunner(b)) })
+	b.Run("fresh", func(b *testing.B) { bench(b, freshRunner(b)) })
+}
+
 func BenchmarkSourceStartup(b *testing.B) {
 	for _, c := range []struct{ lang, file, src, flag string }{
 		{interp.Python, "scripts/x.py", "print(1+1)", "-c"},
@@ -126,8 +139,10 @@ func BenchmarkSourceStartup(b *testing.B) {
 		b.Run(c.lang, func(b *testing.B) {
 			native := nativeFor(b, c.lang)
 			s := benchSkill(b, c.file, c.src)
-			benchSource(b, s, "main", c.lang, func() *ScriptRun { return &ScriptRun{} },
-				func() *exec.Cmd { return exec.Command(native, c.flag, c.src) }, "2\n")
+			eachStart(b, c.lang, func(b *testing.B, r *Runner) {
+				benchSource(b, r, s, "main", c.lang, func() *ScriptRun { return &ScriptRun{} },
+					func() *exec.Cmd { return exec.Command(native, c.flag, c.src) }, "2\n")
+			})
 		})
 	}
 }
@@ -148,7 +163,7 @@ func BenchmarkSourceSubprocess(b *testing.B) {
 			interpreters(b, interp.Shell)
 			s := benchSkill(b, c.file, c.src)
 			script := filepath.Join(filepath.Dir(s.Location), filepath.FromSlash(c.file))
-			benchSource(b, s, "main", c.lang, func() *ScriptRun { return &ScriptRun{} },
+			benchSource(b, sourceRunner(b), s, "main", c.lang, func() *ScriptRun { return &ScriptRun{} },
 				func() *exec.Cmd {
 					cmd := exec.Command(native, script)
 					cmd.Env = []string{"PATH=/usr/bin:/bin"}
@@ -174,15 +189,17 @@ func BenchmarkSourceWorkload(b *testing.B) {
 				b.Fatal(err)
 			}
 			skillDir := filepath.Dir(s.Location)
-			benchSource(b, s, "report", c.lang,
-				func() *ScriptRun {
-					return &ScriptRun{Services: host.Services{Workspace: ws}, Args: []string{"sales.csv"}}
-				},
-				func() *exec.Cmd {
-					cmd := exec.Command(native, filepath.Join(skillDir, c.file), "sales.csv")
-					cmd.Env = append(os.Environ(), "WORKSPACE="+ws, "PYTHONPATH="+filepath.Join(skillDir, "lib"))
-					return cmd
-				}, "total revenue 746.30")
+			eachStart(b, c.lang, func(b *testing.B, r *Runner) {
+				benchSource(b, r, s, "report", c.lang,
+					func() *ScriptRun {
+						return &ScriptRun{Services: host.Services{Workspace: ws}, Args: []string{"sales.csv"}}
+					},
+					func() *exec.Cmd {
+						cmd := exec.Command(native, filepath.Join(skillDir, c.file), "sales.csv")
+						cmd.Env = append(os.Environ(), "WORKSPACE="+ws, "PYTHONPATH="+filepath.Join(skillDir, "lib"))
+						return cmd
+					}, "total revenue 746.30")
+			})
 		})
 	}
 }

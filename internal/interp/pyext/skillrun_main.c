@@ -75,6 +75,89 @@ static const char preimport[] =
     "operator, contextlib, abc, heapq, bisect, uuid, html, "
     "xml.etree.ElementTree, zipfile, gzip\n";
 
+/* The functions a run calls, defined at initialisation (so kept in the
+ * snapshot, compiled) in a namespace of their own. */
+static PyObject *adopt_fn, *finish_fn;
+
+/* adopt takes the run's state in Python: os.environ, the working
+ * directory (as sitecustomize sets it from PWD), sys.path as `python3
+ * script.py` builds it (the script's folder, then PYTHONPATH), the time
+ * zone, and a fresh seed for random.
+ *
+ * finish ends the run as Py_FinalizeEx would, as far as a script can
+ * tell: atexit callbacks, stdout and stderr flushed (a failure gives exit
+ * code 120, as Python's), then the objects of __main__ and of the modules
+ * the run imported released (files the script left open are flushed and
+ * closed, __del__ methods run) and stdout and stderr flushed again. The
+ * modules of the snapshot are not torn down: the instance is discarded,
+ * and tearing down a hundred modules cost 12-20 ms a run. */
+static const char run_functions[] =
+    "def adopt(env, script):\n"
+    "    import os, sys, random, time\n"
+    "    os.environ._data.clear()\n"
+    "    os.environ._data.update(env)\n"
+    "    pwd = os.environ.get('PWD')\n"
+    "    if pwd:\n"
+    "        try:\n"
+    "            os.chdir(pwd)\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "    path = [os.path.dirname(script)]\n"
+    "    path += [p for p in os.environ.get('PYTHONPATH', '').split(':') if p]\n"
+    "    sys.path[0:0] = path\n"
+    "    getattr(time, 'tzset', lambda: None)()\n"
+    "    random.seed()\n"
+    "\n"
+    "def _flush():\n"
+    "    import sys\n"
+    "    ok = True\n"
+    "    for name in ('stdout', 'stderr'):\n"
+    "        f = getattr(sys, name, None)\n"
+    "        if f is None or getattr(f, 'closed', True):\n"
+    "            continue\n"
+    "        try:\n"
+    "            f.flush()\n"
+    "        except Exception as e:\n"
+    "            ok = ok and name != 'stdout'\n"
+    "            sys.unraisablehook(type('UnraisableHookArgs', (), dict(exc_type=type(e), exc_value=e,\n"
+    "                exc_traceback=e.__traceback__, err_msg='Exception ignored on flushing sys.' + name, object=None))())\n"
+    "    return ok\n"
+    "\n"
+    "def finish(initial):\n"
+    "    import atexit, gc, sys\n"
+    "    atexit._run_exitfuncs()\n"
+    "    ok = _flush()\n"
+    "    sys.modules['__main__'].__dict__.clear()\n"
+    "    for name in [n for n in sys.modules if n not in initial]:\n"
+    "        sys.modules.pop(name, None)\n"
+    "    gc.collect()\n"
+    "    return _flush() and ok\n";
+
+/* initial_modules is the set of modules imported at initialisation. */
+static PyObject *initial_modules;
+
+static int define_run_functions(void) {
+    PyObject *ns = PyDict_New();
+    if (ns == NULL || PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) < 0) {
+        return -1;
+    }
+    PyObject *r = PyRun_String(run_functions, Py_file_input, ns, ns);
+    if (r == NULL) {
+        return -1;
+    }
+    Py_DECREF(r);
+    adopt_fn = PyDict_GetItemString(ns, "adopt");
+    finish_fn = PyDict_GetItemString(ns, "finish");
+    PyObject *modules = PySys_GetObject("modules");
+    initial_modules = modules ? PyFrozenSet_New(modules) : NULL;
+    if (adopt_fn == NULL || finish_fn == NULL || initial_modules == NULL) {
+        return -1;
+    }
+    Py_INCREF(adopt_fn);
+    Py_INCREF(finish_fn);
+    return 0; /* ns stays alive through the functions' globals */
+}
+
 __attribute__((export_name("skillrun_init"))) int skillrun_init(void) {
     PyConfig config;
     PyConfig_InitPythonConfig(&config);
@@ -86,6 +169,10 @@ __attribute__((export_name("skillrun_init"))) int skillrun_init(void) {
         return 1;
     }
     if (PyRun_SimpleString(preimport) != 0) {
+        return 1;
+    }
+    if (define_run_functions() < 0) {
+        PyErr_Print();
         return 1;
     }
     /* What the snapshot keeps should not be collected by every run. */
@@ -154,84 +241,60 @@ static PyObject *environ_bytes(void) {
     return d;
 }
 
-/* The run's state in Python: os.environ, the working directory (as
- * sitecustomize sets it from PWD), sys.path as `python3 script.py` builds
- * it (the script's folder, then PYTHONPATH), the time zone, and a fresh
- * seed for random. */
-static const char adopt[] =
-    "def _skillrun_adopt(env, script):\n"
-    "    import os, sys, random, time\n"
-    "    os.environ._data.clear()\n"
-    "    os.environ._data.update(env)\n"
-    "    pwd = os.environ.get('PWD')\n"
-    "    if pwd:\n"
-    "        try:\n"
-    "            os.chdir(pwd)\n"
-    "        except OSError:\n"
-    "            pass\n"
-    "    path = [os.path.dirname(script)]\n"
-    "    path += [p for p in os.environ.get('PYTHONPATH', '').split(':') if p]\n"
-    "    sys.path[0:0] = path\n"
-    "    getattr(time, 'tzset', lambda: None)()\n"
-    "    random.seed()\n"
-    "_skillrun_adopt(__skillrun_env, __skillrun_script)\n"
-    "del _skillrun_adopt, __skillrun_env, __skillrun_script\n";
-
-__attribute__((export_name("skillrun_run"))) int skillrun_run(void) {
-    __wasilibc_deinitialize_environ();
-    __wasilibc_initialize_environ();
-    int n = count_preopens(3 + preopens_after_init);
-    for (int fd = 3 + preopens_after_init; fd < 3 + preopens_after_init + n; fd++) {
+/* register_preopens tells the C library about the run's own mounts: the
+ * descriptors after the initialisation's preopens. */
+static int register_preopens(void) {
+    for (int fd = 3 + preopens_after_init;; fd++) {
         __wasi_prestat_t ps;
         if (__wasi_fd_prestat_get(fd, &ps) != __WASI_ERRNO_SUCCESS) {
-            break;
+            return 0;
         }
         char *name = calloc(ps.u.dir.pr_name_len + 1, 1);
         if (name == NULL ||
             __wasi_fd_prestat_dir_name(fd, (uint8_t *)name, ps.u.dir.pr_name_len) != __WASI_ERRNO_SUCCESS ||
             __wasilibc_register_preopened_fd(fd, name) != 0) {
             fprintf(stderr, "skillrun_run: cannot register preopened directory %d\n", fd);
-            return 1;
+            return -1;
         }
     }
+}
+
+__attribute__((export_name("skillrun_run"))) int skillrun_run(void) {
+    __wasilibc_deinitialize_environ();
+    __wasilibc_initialize_environ();
     char *script;
+    if (register_preopens() < 0) {
+        return 1;
+    }
     if (set_argv(&script) < 0) {
         PyErr_Print();
         return 1;
     }
-    PyObject *main = PyImport_AddModule("__main__");
-    PyObject *g = main ? PyModule_GetDict(main) : NULL;
     PyObject *env = environ_bytes();
-    PyObject *path = PyUnicode_DecodeFSDefault(script);
-    if (g == NULL || env == NULL || path == NULL ||
-        PyDict_SetItemString(g, "__skillrun_env", env) < 0 ||
-        PyDict_SetItemString(g, "__skillrun_script", path) < 0) {
+    PyObject *r = env ? PyObject_CallFunction(adopt_fn, "OO&", env, PyUnicode_DecodeFSDefault, script) : NULL;
+    if (r == NULL) {
         PyErr_Print();
         return 1;
     }
+    Py_DECREF(r);
     Py_DECREF(env);
-    Py_DECREF(path);
-    if (PyRun_SimpleString(adopt) != 0) {
-        return 1;
-    }
     /* As pymain_run_file: the script runs in __main__, an uncaught
-     * exception is printed and gives 1, SystemExit exits with its code
-     * (PyErr_Print finalizes and exits), and the interpreter is finalized
-     * at the end (atexit, flushing stdout). */
+     * exception is printed and gives 1, and SystemExit exits with its code
+     * (PyErr_Print exits). */
     int rc = 0;
     FILE *fp = fopen(script, "rb");
     if (fp == NULL) {
-        PyObject *argv0 = PySys_GetObject("orig_argv");
-        PyObject *exe = argv0 && PyList_Size(argv0) > 0 ? PyList_GetItem(argv0, 0) : NULL;
-        fprintf(stderr, "%s: can't open file '%s': [Errno %d] %s\n",
-                exe ? PyUnicode_AsUTF8(exe) : "python3", script, errno == ENOENT ? 2 : errno, strerror(errno));
-        rc = 2;
-    } else {
-        PyCompilerFlags cf = _PyCompilerFlags_INIT;
-        rc = PyRun_AnyFileExFlags(fp, script, 1, &cf) != 0 ? 1 : 0;
+        fprintf(stderr, "python3: can't open file '%s': [Errno 2] %s\n", script, strerror(errno));
+        return 2;
     }
-    if (Py_FinalizeEx() < 0) {
-        rc = 120;
+    PyCompilerFlags cf = _PyCompilerFlags_INIT;
+    rc = PyRun_AnyFileExFlags(fp, script, 1, &cf) != 0 ? 1 : 0;
+    r = PyObject_CallFunctionObjArgs(finish_fn, initial_modules, NULL);
+    if (r == NULL) {
+        PyErr_Print();
+        return rc ? rc : 1;
     }
-    return rc;
+    int ok = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return ok ? rc : 120;
 }
