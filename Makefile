@@ -54,7 +54,7 @@ FUZZ_TARGETS := \
 	internal/abi:FuzzDecodeResponse internal/abi:FuzzDecodePayload \
 	host:FuzzDispatch host/mcp:FuzzParseConfig host/mcp:FuzzConfigRoundTrip \
 	agent:FuzzParsePlan agent:FuzzParseDefinition \
-	sandbox:FuzzRootFS sandbox:FuzzHostFunctions \
+	sandbox:FuzzRootFS sandbox:FuzzHostFunctions sandbox:FuzzReadSnapshot \
 	guest/interp/sh/internal/awk:FuzzAwk guest/interp/sh/internal/textcmd:FuzzSed \
 	guest/interp/sh/internal/textcmd:FuzzGrep guest/interp/sh/internal/builtin:FuzzPrintf \
 	guest/interp/sh/internal/builtin:FuzzRead guest/interp/sh/internal/filecmd:FuzzDate \

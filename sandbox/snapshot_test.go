@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -207,6 +208,17 @@ func TestSnapshotReadWrite(t *testing.T) {
 	assert.Error(t, err)
 	_, err = f.m.ReadSnapshot(strings.NewReader("\x00asm\x01\x00\x00\x00"))
 	assert.ErrorContains(t, err, "not a skillrun snapshot")
+
+	// A header that claims 4 GiB of memory, and a few bytes of it: an
+	// error, without allocating 4 GiB first.
+	hdr := `{"entry":"snap_run","mounts":["/data"],"pages":65536,"memory":4294967296,"globals":[{"name":"__stack_pointer","value":1}]}`
+	claim := snapshotMagic + string([]byte{0, 0, byte(len(hdr) >> 8), byte(len(hdr))}) + hdr + "only this"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = f.m.ReadSnapshot(strings.NewReader(claim))
+	runtime.ReadMemStats(&after)
+	assert.ErrorContains(t, err, "snapshot memory")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(128<<20))
 }
 
 // TestSnapshotOnce: one snapshot per key, made once however many ask.
@@ -235,4 +247,37 @@ func TestSnapshotOnce(t *testing.T) {
 	for _, s := range got {
 		assert.Same(t, got[0], s)
 	}
+}
+
+// FuzzReadSnapshot: ReadSnapshot reads any bytes without panicking or
+// allocating past what the bytes hold (beyond the bounded header), and
+// whatever it accepts round-trips.
+func FuzzReadSnapshot(f *testing.F) {
+	e := sharedEnv(f, false)
+	m, err := e.r.Compile(context.Background(), snapGuest(f, true))
+	require.NoError(f, err)
+	data := f.TempDir()
+	require.NoError(f, os.WriteFile(filepath.Join(data, "seed.txt"), []byte("x\n"), 0o644))
+	s, err := m.Snapshot(context.Background(), &SnapshotConfig{Init: "snap_init", Entry: "snap_run",
+		Config: RunConfig{Mounts: []Mount{{HostDir: data, GuestPath: "/data"}}}})
+	require.NoError(f, err)
+	var buf bytes.Buffer
+	_, err = s.WriteTo(&buf)
+	require.NoError(f, err)
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:64])
+	f.Add([]byte(snapshotMagic + "\x00\x00\x00\x02{}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := m.ReadSnapshot(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		var again bytes.Buffer
+		if _, err := got.WriteTo(&again); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.ReadSnapshot(&again); err != nil {
+			t.Fatalf("a snapshot read back does not read again: %v", err)
+		}
+	})
 }
