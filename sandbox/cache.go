@@ -93,6 +93,33 @@ func (r *Runtime) cacheEntries() []cacheEntry {
 	return entries
 }
 
+// keptFolders are the folders of the cache that hold skillrun's own
+// files beside wazero's: interpreter snapshots (the scripts layer writes
+// them, see Snapshot.WriteTo) and scan verdicts (scanmemo.go). They
+// count toward Options.MaxCacheBytes and are pruned with wazero's
+// entries, oldest first; a file pruned is made again when needed.
+var keptFolders = []string{"snapshots", "scans"}
+
+// keptEntries lists the files of keptFolders.
+func (r *Runtime) keptEntries() []cacheEntry {
+	var entries []cacheEntry
+	for _, name := range keptFolders {
+		d := filepath.Join(r.cacheRoot, name)
+		des, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, de := range des {
+			fi, err := de.Info()
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			entries = append(entries, cacheEntry{path: filepath.Join(d, de.Name()), size: fi.Size(), mtime: fi.ModTime()})
+		}
+	}
+	return entries
+}
+
 type cacheEntry struct {
 	path  string
 	size  int64
@@ -226,7 +253,8 @@ func (r *Runtime) pruneCache() {
 	}
 	r.cacheMu.Lock()
 	defer r.cacheMu.Unlock()
-	entries := r.cacheEntries()
+	entries := append(r.cacheEntries(), r.keptEntries()...)
+	slices.SortFunc(entries, func(a, b cacheEntry) int { return a.mtime.Compare(b.mtime) })
 	var total int64
 	for _, e := range entries {
 		total += e.size

@@ -86,7 +86,7 @@ func (r *Runtime) Compile(ctx context.Context, wasm []byte) (*CompiledModule, er
 		return nil, errClosed
 	}
 	start := time.Now()
-	shape, err := scanModule(wasm)
+	shape, err := r.scanKept(wasm)
 	if err != nil {
 		if _, ok := errors.AsType[*boundError](err); ok {
 			return nil, fmt.Errorf("module refused before compiling: %w", err)

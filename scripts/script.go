@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -511,17 +512,26 @@ func readModule(skillDir, module string) ([]byte, error) {
 	return readModuleFrom(f)
 }
 
-// readModuleFrom reads a module's bytes from r, refusing more than
-// maxModuleSize.
-func readModuleFrom(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxModuleSize+1))
-	if err != nil {
-		return nil, err
+// readModuleFrom reads a module's bytes from f, refusing more than
+// maxModuleSize. The buffer is sized from f's size, so a large module
+// (an interpreter: 7 MB) is read in one allocation, not by doubling
+// (which cost 30 ms a start); f growing meanwhile is still read whole.
+func readModuleFrom(f *os.File) ([]byte, error) {
+	var size int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
 	}
-	if len(data) > maxModuleSize {
+	if size > maxModuleSize {
 		return nil, fmt.Errorf("larger than the %d MiB limit", maxModuleSize>>20)
 	}
-	return data, nil
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead)) // room for the read that finds EOF
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxModuleSize+1)); err != nil {
+		return nil, err
+	}
+	if buf.Len() > maxModuleSize {
+		return nil, fmt.Errorf("larger than the %d MiB limit", maxModuleSize>>20)
+	}
+	return buf.Bytes(), nil
 }
 
 // runPluginScript runs an Extism plugin script: its input is ScriptRun.Input

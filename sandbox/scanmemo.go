@@ -1,0 +1,124 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// The scan memo: scanModule reads every instruction of a module, 30 ms
+// for CPython's 7 MB, on every start of a process that runs it. A module
+// that passed is recorded in the disk cache (<cache>/scans), keyed by its
+// SHA-256 (3 ms) and by the running executable, so that a one-shot
+// `skillrun run` reads the verdict instead of scanning again, and a
+// skillrun whose scan rules changed (any other build) never trusts an
+// older one's verdict. Refusals are not recorded: a refused module is
+// scanned again, which costs only the module's sender. The cache folder
+// is the compiled code's, trusted the same way (see Options.CacheDir).
+
+// scanRecord is a scan's result as the memo keeps it.
+type scanRecord struct {
+	TableBytes      uint64   `json:"table_bytes"`
+	Unsnapshottable string   `json:"unsnapshottable,omitempty"`
+	MutableGlobals  []string `json:"mutable_globals,omitempty"`
+}
+
+// maxScanRecord bounds a record read back.
+const maxScanRecord = 64 << 10
+
+// executableID identifies the running executable (its path, size and
+// modification time), or "" when it cannot be found.
+var executableID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
+})
+
+// scanKept is scanModule through the memo, when the Runtime has a disk
+// cache.
+func (r *Runtime) scanKept(wasm []byte) (moduleShape, error) {
+	exe := executableID()
+	if r.cacheDir == "" || exe == "" {
+		return scanModule(wasm)
+	}
+	h := sha256.New()
+	h.Write([]byte("scan 1\x00" + exe + "\x00"))
+	h.Write(wasm)
+	file := filepath.Join(r.cacheDir, "scans", hex.EncodeToString(h.Sum(nil))+".json")
+	if shape, err := readScanRecord(file); err == nil {
+		return shape, nil
+	}
+	shape, err := scanModule(wasm)
+	if err == nil {
+		_ = writeScanRecord(file, shape) // not kept: scanned again next time
+	}
+	return shape, err
+}
+
+func readScanRecord(file string) (moduleShape, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return moduleShape{}, err
+	}
+	defer f.Close()
+	var rec scanRecord
+	dec := json.NewDecoder(&limitedReader{f, maxScanRecord})
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return moduleShape{}, err
+	}
+	return moduleShape{tableBytes: rec.TableBytes, unsnapshottable: rec.Unsnapshottable, mutableGlobals: rec.MutableGlobals}, nil
+}
+
+func writeScanRecord(file string, shape moduleShape) error {
+	data, err := json.Marshal(scanRecord{TableBytes: shape.tableBytes, Unsnapshottable: shape.unsnapshottable, MutableGlobals: shape.mutableGlobals})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*.json")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	err = errors.Join(err, tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// limitedReader fails a read past n bytes rather than ending early, so a
+// record too long to be ours is an error, not a truncated success.
+type limitedReader struct {
+	f *os.File
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errors.New("scan record too long")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.f.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
