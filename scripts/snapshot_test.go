@@ -260,3 +260,26 @@ func TestPythonSnapshotSmallMemory(t *testing.T) {
 	assert.Equal(t, "hi\n", run.stdout)
 	assert.False(t, fromSnapshot)
 }
+
+// TestPythonSnapshotDeterministic: a deterministic script started from
+// the snapshot gets the same clock and random numbers every run (its
+// snapshot was made in deterministic mode too), and they are the ones a
+// deterministic run gets every time, not the snapshot's.
+func TestPythonSnapshotDeterministic(t *testing.T) {
+	s := sourceSkill(t, "", "scripts/det.py", map[string]string{
+		"scripts/det.py": "import random, time, os\nprint(time.time(), random.random(), os.urandom(4).hex())\n",
+	})
+	outs := map[bool]map[string]bool{true: {}, false: {}}
+	for _, det := range []bool{true, false, true, false} {
+		s.Manifest.Scripts["main"].Deterministic = det
+		run, fromSnapshot := runStartProbe(t, sourceRunner(t), s)
+		require.NoError(t, run.err)
+		require.True(t, fromSnapshot)
+		outs[det][run.stdout] = true
+	}
+	assert.Len(t, outs[true], 1, "deterministic runs agree")
+	assert.Len(t, outs[false], 2, "other runs differ")
+	for out := range outs[true] {
+		assert.Contains(t, out, "1640995200.", "the virtual clock's 2022-01-01")
+	}
+}
