@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
+
+	"github.com/skillrun/skillrun/internal/buildid"
 )
 
 // The scan memo: scanModule reads every instruction of a module, 30 ms
@@ -31,24 +31,10 @@ type scanRecord struct {
 // maxScanRecord bounds a record read back.
 const maxScanRecord = 64 << 10
 
-// executableID identifies the running executable (its path, size and
-// modification time), or "" when it cannot be found.
-var executableID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
-})
-
 // scanKept is scanModule through the memo, when the Runtime has a disk
 // cache.
 func (r *Runtime) scanKept(wasm []byte) (moduleShape, error) {
-	exe := executableID()
+	exe := buildid.Executable()
 	if r.cacheDir == "" || exe == "" {
 		return scanModule(wasm)
 	}

@@ -45,17 +45,26 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
+	if code, ok := viaResident(os.Args[1:]); ok { // resident.go
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run executes the CLI with explicit streams, so tests can run it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run under ctx: a resident process runs a client's
+// command until the client goes away.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(goTestSpelling(args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(context.Background())
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -113,6 +122,7 @@ the capabilities an operator grants.`,
 		newMCPCmd(),
 		newSessionCmd(),
 		newInterpretersCmd(),
+		newResidentCmd(),
 	)
 	return root
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -212,19 +211,20 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)}) // source scripts (interpreters.go)
+	rt, release, err := scriptsRunner(ctx, stderr) // resident.go
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
-	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+	defer release()
 	sr := &scripts.ScriptRun{
-		Services: host.Services{Workspace: f.workspace, Auditor: auditor, Logger: guestLogger(stderr)},
-		Args:     scriptArgs,
-		Stdin:    cmd.InOrStdin(),
-		Stdout:   cmd.OutOrStdout(),
-		Stderr:   stderr,
-		Granted:  grant.Granted,
-		Input:    input,
+		Services:     host.Services{Workspace: f.workspace, Auditor: auditor, Logger: guestLogger(stderr)},
+		Args:         scriptArgs,
+		Stdin:        cmd.InOrStdin(),
+		Stdout:       cmd.OutOrStdout(),
+		Stderr:       stderr,
+		Granted:      grant.Granted,
+		Input:        input,
+		Interpreters: runInterpreters(stderr), // source scripts (interpreters.go)
 	}
 	if f.mcpConfig != "" {
 		bridge, err := startBridge(ctx, f.mcpConfig, stderr)

@@ -1,0 +1,245 @@
+//go:build linux
+
+package resident
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// stdioFiles returns three files standing in for a client's stdio.
+func stdioFiles(t *testing.T) [3]*os.File {
+	t.Helper()
+	var files [3]*os.File
+	for i := range files {
+		f, err := os.CreateTemp(t.TempDir(), "stdio")
+		require.NoError(t, err)
+		t.Cleanup(func() { f.Close() })
+		files[i] = f
+	}
+	return files
+}
+
+// serve starts Serve on a socket in a temporary folder with h and returns
+// the socket's path; the server stops with the test.
+func serve(t *testing.T, idle time.Duration, h Handler) (string, chan error) {
+	t.Helper()
+	path, err := SocketPath(filepath.Join(t.TempDir(), "r"), "exe")
+	require.NoError(t, err)
+	l, err := Listen(path)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, l, idle, h) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return path, done
+}
+
+// TestCall: the request and the client's descriptors reach the handler;
+// its code comes back.
+func TestCall(t *testing.T) {
+	path, _ := serve(t, time.Minute, func(_ context.Context, req *Request, stdio [3]*os.File) int {
+		_, _ = stdio[1].WriteString("out:" + strings.Join(req.Args, " ") + " in " + req.Dir)
+		_, _ = stdio[2].WriteString("err")
+		return 7
+	})
+	files := stdioFiles(t)
+	rep, err := Call(context.Background(), path, &Request{Args: []string{"run", "x"}, Dir: "/somewhere", Env: []string{"A=1"}}, files)
+	require.NoError(t, err)
+	assert.Equal(t, &Reply{Code: 7}, rep)
+	out, _ := os.ReadFile(files[1].Name())
+	errOut, _ := os.ReadFile(files[2].Name())
+	assert.Equal(t, "out:run x in /somewhere", string(out))
+	assert.Equal(t, "err", string(errOut))
+}
+
+// TestBusy: a request that comes while another runs is answered Busy at
+// once, and runs nothing.
+func TestBusy(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	var calls int
+	var mu sync.Mutex
+	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		close(started)
+		<-release
+		return 0
+	})
+	first, second := stdioFiles(t), stdioFiles(t)
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		_, _ = Call(context.Background(), path, &Request{Args: []string{"run"}}, first)
+	}()
+	<-started
+	rep, err := Call(context.Background(), path, &Request{Args: []string{"run"}}, second)
+	require.NoError(t, err)
+	assert.True(t, rep.Busy)
+	close(release)
+	<-firstDone
+	mu.Lock()
+	assert.Equal(t, 1, calls)
+	mu.Unlock()
+}
+
+// TestClientGoneCancels: a client that goes away (interrupted) cancels
+// its command.
+func TestClientGoneCancels(t *testing.T) {
+	cancelled := make(chan struct{})
+	started := make(chan struct{})
+	path, _ := serve(t, time.Minute, func(ctx context.Context, _ *Request, _ [3]*os.File) int {
+		close(started)
+		<-ctx.Done()
+		close(cancelled)
+		return 0
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	files := stdioFiles(t)
+	_, err := Call(ctx, path, &Request{Args: []string{"run"}}, files)
+	assert.ErrorIs(t, err, context.Canceled)
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command was not cancelled when its client went away")
+	}
+}
+
+// TestIdleExit: a resident with nothing to do exits and removes its
+// socket; a new one can then listen.
+func TestIdleExit(t *testing.T) {
+	path, done := serve(t, 50*time.Millisecond, func(context.Context, *Request, [3]*os.File) int { return 0 })
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+		done <- nil // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("the resident did not exit when idle")
+	}
+	_, err := os.Stat(path)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	l, err := Listen(path)
+	require.NoError(t, err)
+	l.Close()
+}
+
+// TestOneResident: a second resident for the same socket is refused
+// while the first holds it.
+func TestOneResident(t *testing.T) {
+	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { return 0 })
+	_, err := Listen(path)
+	assert.ErrorIs(t, err, ErrRunning)
+}
+
+// TestBadRequests: a request without the three descriptors, or that is
+// not one, is refused with an error and runs nothing; the resident goes on.
+func TestBadRequests(t *testing.T) {
+	var ran atomic.Bool
+	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { ran.Store(true); return 0 })
+	dial := func() *net.UnixConn {
+		c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+		require.NoError(t, err)
+		return c
+	}
+	c := dial()
+	msg, err := encodeMessage(&Request{Args: []string{"run"}})
+	require.NoError(t, err)
+	_, err = c.Write(msg) // no descriptors
+	require.NoError(t, err)
+	var rep Reply
+	require.NoError(t, readMessage(c, nil, &rep))
+	assert.Contains(t, rep.Error, "3 descriptors")
+	c.Close()
+
+	c = dial()
+	f := stdioFiles(t)
+	rights := syscall.UnixRights(int(f[0].Fd()), int(f[1].Fd()), int(f[2].Fd()))
+	_, _, err = c.WriteMsgUnix([]byte("\x00\x00\x00\x05{nope"), rights, nil)
+	require.NoError(t, err)
+	rep = Reply{}
+	require.NoError(t, readMessage(c, nil, &rep))
+	assert.Contains(t, rep.Error, "malformed request")
+	c.Close()
+
+	c = dial()
+	_, _, err = c.WriteMsgUnix([]byte("\xff\xff\xff\xff"), rights, nil) // 4 GiB claimed
+	require.NoError(t, err)
+	rep = Reply{}
+	require.NoError(t, readMessage(c, nil, &rep))
+	assert.Contains(t, rep.Error, "at most")
+	c.Close()
+	assert.False(t, ran.Load())
+
+	rep2, err := Call(context.Background(), path, &Request{Args: []string{"run"}}, stdioFiles(t))
+	require.NoError(t, err)
+	assert.Zero(t, rep2.Code)
+	assert.True(t, ran.Load())
+}
+
+// TestSocketFolder: the socket's folder must be this user's and closed to
+// others; a symlink or an open folder is refused, and another build gets
+// another socket.
+func TestSocketFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	a, err := SocketPath(dir, "build a")
+	require.NoError(t, err)
+	b, err := SocketPath(dir, "build b")
+	require.NoError(t, err)
+	assert.NotEqual(t, a, b)
+	fi, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+
+	open := filepath.Join(t.TempDir(), "open")
+	require.NoError(t, os.Mkdir(open, 0o755))
+	require.NoError(t, os.Chmod(open, 0o755))
+	_, err = SocketPath(open, "x")
+	assert.ErrorContains(t, err, "must be 0700")
+
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(dir, link))
+	_, err = SocketPath(link, "x")
+	assert.ErrorContains(t, err, "not a folder")
+
+	_, err = SocketPath(filepath.Join(t.TempDir(), strings.Repeat("d", 120)), "x")
+	assert.ErrorContains(t, err, "longer than")
+}
+
+// TestPeerIsThisUser: the resident sees the client's user id.
+func TestPeerIsThisUser(t *testing.T) {
+	a, b, err := unixPair()
+	require.NoError(t, err)
+	defer a.Close()
+	defer b.Close()
+	uid, err := peerUID(a)
+	require.NoError(t, err)
+	assert.Equal(t, os.Getuid(), uid)
+}
+
+func unixPair() (*net.UnixConn, *net.UnixConn, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn := func(fd int) *net.UnixConn {
+		f := os.NewFile(uintptr(fd), "pair")
+		defer f.Close()
+		c, _ := net.FileConn(f)
+		return c.(*net.UnixConn)
+	}
+	return conn(fds[0]), conn(fds[1]), nil
+}
