@@ -70,7 +70,7 @@ func (l *Listener) Close() error {
 // while another runs is answered Busy at once), until ctx ends or no
 // request came for idle. It closes l when it returns.
 func Serve(ctx context.Context, l *Listener, idle time.Duration, h Handler) error {
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	var running sync.Mutex
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -116,7 +116,7 @@ func Serve(ctx context.Context, l *Listener, idle time.Duration, h Handler) erro
 
 // serveConn answers one connection.
 func serveConn(ctx context.Context, conn *net.UnixConn, running *sync.Mutex, h Handler) {
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	reply := func(r Reply) { _ = writeMessage(conn, r) }
 	if uid, err := peerUID(conn); err != nil || uid != os.Getuid() {
 		reply(Reply{Error: fmt.Sprintf("peer is user %d, not this one (%d)", uid, os.Getuid())})
@@ -168,7 +168,7 @@ func readRequest(conn *net.UnixConn) (*Request, [3]*os.File, error) {
 	}
 	closeAll := func() {
 		for _, fd := range fds {
-			syscall.Close(fd)
+			_ = syscall.Close(fd)
 		}
 	}
 	if flags&syscall.MSG_CTRUNC != 0 || len(fds) != 3 {
@@ -217,8 +217,8 @@ func Call(ctx context.Context, path string, req *Request, stdio [3]*os.File) (*R
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer func() { _ = conn.Close() }()
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
 	msg, err := encodeMessage(req)
 	if err != nil {
