@@ -29,7 +29,7 @@ var layers = map[string][]string{
 	"capabilities":    {"internal"},
 	// The sandbox core stands alone (issue 12): no skills, no grants, no
 	// host; only the audit event types and the internal helpers below.
-	"sandbox":          {"audit", "internal/abi", "internal/buildid", "internal/fsguard", "internal/units"},
+	"sandbox":          {"audit", "internal/abi", "internal/buildid", "internal/fsguard", "internal/safefile", "internal/units"},
 	"audit":            {}, // the bottom: every layer speaks its one audit API
 	"guest":            {"internal/abi"},
 	"guest/interp":     {"guest", "internal/abi"}, // interpreter guests (GOOS=wasip1 commands) use the SDK

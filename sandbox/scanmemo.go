@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/skillrun/skillrun/internal/buildid"
+	"github.com/skillrun/skillrun/internal/safefile"
 )
 
 // The scan memo: scanModule reads every instruction of a module, 30 ms
@@ -72,22 +74,10 @@ func writeScanRecord(file string, shape moduleShape) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+	return safefile.WriteAtomic(file, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*.json")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	err = errors.Join(err, tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	})
 }
 
 // limitedReader fails a read past n bytes rather than ending early, so a

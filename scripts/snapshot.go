@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/sandbox"
 )
 
@@ -154,20 +155,8 @@ func readSnapshotFile(m *sandbox.CompiledModule, file string) (*sandbox.Snapshot
 // writeSnapshotFile writes s to file through a temporary file and a
 // rename, so that a reader never sees half of it.
 func writeSnapshotFile(s *sandbox.Snapshot, file string) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+	return safefile.WriteAtomic(file, func(w io.Writer) error {
+		_, err := s.WriteTo(w)
 		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*.snap")
-	if err != nil {
-		return err
-	}
-	_, err = s.WriteTo(tmp)
-	err = errors.Join(err, tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	})
 }
