@@ -77,17 +77,7 @@ func (r *Runtime) cacheEntries() []cacheEntry {
 	var entries []cacheEntry
 	dirs, _ := filepath.Glob(filepath.Join(r.cacheRoot, "wazero-*"))
 	for _, d := range dirs {
-		des, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, de := range des {
-			fi, err := de.Info()
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			entries = append(entries, cacheEntry{path: filepath.Join(d, de.Name()), size: fi.Size(), mtime: fi.ModTime()})
-		}
+		entries = append(entries, filesIn(d)...)
 	}
 	slices.SortFunc(entries, func(a, b cacheEntry) int { return a.mtime.Compare(b.mtime) })
 	return entries
@@ -104,18 +94,24 @@ var keptFolders = []string{"snapshots", "scans"}
 func (r *Runtime) keptEntries() []cacheEntry {
 	var entries []cacheEntry
 	for _, name := range keptFolders {
-		d := filepath.Join(r.cacheRoot, name)
-		des, err := os.ReadDir(d)
-		if err != nil {
+		entries = append(entries, filesIn(filepath.Join(r.cacheRoot, name))...)
+	}
+	return entries
+}
+
+// filesIn lists the regular files of folder d as cache entries.
+func filesIn(d string) []cacheEntry {
+	des, err := os.ReadDir(d)
+	if err != nil {
+		return nil
+	}
+	var entries []cacheEntry
+	for _, de := range des {
+		fi, err := de.Info()
+		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		for _, de := range des {
-			fi, err := de.Info()
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			entries = append(entries, cacheEntry{path: filepath.Join(d, de.Name()), size: fi.Size(), mtime: fi.ModTime()})
-		}
+		entries = append(entries, cacheEntry{path: filepath.Join(d, de.Name()), size: fi.Size(), mtime: fi.ModTime()})
 	}
 	return entries
 }

@@ -303,7 +303,7 @@ func communityStdin(tb testing.TB, c communityCase) io.Reader {
 // needPython skips t when CPython for WASI is not installed in the default
 // interpreters folder, or fails it when REQUIRE_TOOLCHAINS is set (CI,
 // which runs `make interpreters` first).
-func needPython(t *testing.T) {
+func needPython(t testing.TB) {
 	t.Helper()
 	dir, err := interp.DefaultDir()
 	if err != nil {

@@ -11,9 +11,20 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/skillrun/skillrun/internal/interp"
 )
+
+// nativePython is the baseline's interpreter: the real binary, never a
+// version manager's shim (see scripts' nativeBinaries).
+func nativePython(b *testing.B) string {
+	const python = "/usr/bin/python3.11"
+	if _, err := os.Stat(python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			b.Fatalf("%s is required for the baseline: %v", python, err)
+		}
+		b.Skip(err)
+	}
+	return python
+}
 
 // BenchmarkMCPPythonTool measures a call of a Python script tool over
 // `skillrun mcp` (stdio, the official SDK's client), client to result:
@@ -22,23 +33,8 @@ import (
 // Metric x-native is its ratio to the same script run by
 // /usr/bin/python3.11 as a process, measured in the same run.
 func BenchmarkMCPPythonTool(b *testing.B) {
-	const python = "/usr/bin/python3.11"
-	if _, err := os.Stat(python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			b.Fatalf("%s is required for the baseline: %v", python, err)
-		}
-		b.Skip(err)
-	}
-	dir, err := interp.DefaultDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := interp.Find(dir, interp.Python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			b.Fatalf("CPython for WASI is required (REQUIRE_TOOLCHAINS=1): %v", err)
-		}
-		b.Skip(err)
-	}
+	python := nativePython(b)
+	needPython(b)
 	skill, err := filepath.Abs(filepath.Join("..", "..", "examples", "py-csv-report"))
 	if err != nil {
 		b.Fatal(err)
@@ -111,13 +107,9 @@ func BenchmarkMCPPythonTool(b *testing.B) {
 // the calls; x-native is its ratio to the script run natively, measured
 // in the same run.
 func BenchmarkSessionPythonTool(b *testing.B) {
-	const python, calls = "/usr/bin/python3.11", 8
-	if _, err := os.Stat(python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			b.Fatalf("%s is required for the baseline: %v", python, err)
-		}
-		b.Skip(err)
-	}
+	const calls = 8
+	python := nativePython(b)
+	needPython(b)
 	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
 	if err != nil {
 		b.Fatal(err)

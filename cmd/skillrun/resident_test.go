@@ -44,13 +44,7 @@ func TestResident(t *testing.T) {
 
 	call := func(dir string, env []string, args []string) (int, string, string) {
 		t.Helper()
-		var stdio [3]*os.File
-		for i := range stdio {
-			f, err := os.CreateTemp(t.TempDir(), "stdio")
-			require.NoError(t, err)
-			defer f.Close()
-			stdio[i] = f
-		}
+		stdio := tempStdio(t)
 		rep, err := resident.Call(context.Background(), path, &resident.Request{Args: args, Dir: dir, Env: env, Umask: 0o022}, stdio)
 		require.NoError(t, err)
 		require.False(t, rep.Busy)
@@ -121,9 +115,7 @@ func TestViaResident(t *testing.T) {
 	go func() { done <- serveResident(ctx, l, time.Minute) }()
 	defer func() { cancel(); <-done }()
 
-	out, err := os.CreateTemp(t.TempDir(), "stdout")
-	require.NoError(t, err)
-	defer out.Close()
+	out := tempStdio(t)[1]
 	stdout := os.Stdout
 	os.Stdout = out
 	code, handed := viaResident(args)
@@ -142,4 +134,18 @@ func TestViaResident(t *testing.T) {
 	_, handed = viaResident(args)
 	assert.False(t, handed, "only with SKILLRUN_RESIDENT=1")
 	assert.Equal(t, 1, spawned)
+}
+
+// tempStdio returns three files standing in for a client's stdin, stdout
+// and stderr, closed with the test.
+func tempStdio(t *testing.T) [3]*os.File {
+	t.Helper()
+	var stdio [3]*os.File
+	for i := range stdio {
+		f, err := os.CreateTemp(t.TempDir(), "stdio")
+		require.NoError(t, err)
+		t.Cleanup(func() { f.Close() })
+		stdio[i] = f
+	}
+	return stdio
 }
