@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -398,9 +399,10 @@ func TestCompilationCache(t *testing.T) {
 	if len(before) == 0 {
 		t.Fatalf("no entries in the cache directory %s after a compile", e.cacheDir)
 	}
-	for _, p := range before {
-		if !strings.Contains(p, "wazero-") {
-			t.Errorf("cache entry %s is not under a wazero version directory", p)
+	for _, p := range allFiles(t, e.cacheDir) {
+		rel, _ := filepath.Rel(e.cacheDir, p)
+		if top, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); !strings.HasPrefix(top, "wazero-") && !slices.Contains(keptFolders, top) {
+			t.Errorf("cache entry %s is neither under a wazero version directory nor in skillrun's %v", p, keptFolders)
 		}
 	}
 
@@ -444,7 +446,18 @@ func TestCompilationCache(t *testing.T) {
 
 var cacheTestCodes atomic.Uint32 // exit codes used by TestCompilationCache, for -count
 
+// cacheEntries lists the compiled modules of the cache in dir: the files
+// under its wazero version directories.
 func cacheEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	return slices.DeleteFunc(allFiles(t, dir), func(p string) bool {
+		rel, _ := filepath.Rel(dir, p)
+		return !strings.HasPrefix(filepath.ToSlash(rel), "wazero-")
+	})
+}
+
+// allFiles lists every file below dir.
+func allFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
