@@ -128,17 +128,17 @@ func serveConn(ctx context.Context, conn *net.UnixConn, running *sync.Mutex, h H
 		reply(Reply{Error: err.Error()})
 		return
 	}
-	defer func() {
+	closeStdio := func() {
 		for _, f := range stdio {
-			f.Close()
+			_ = f.Close()
 		}
-	}()
+	}
 	_ = conn.SetReadDeadline(time.Time{})
 	if !running.TryLock() {
+		closeStdio()
 		reply(Reply{Busy: true})
 		return
 	}
-	defer running.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { // the client closing the connection cancels the command
@@ -146,7 +146,12 @@ func serveConn(ctx context.Context, conn *net.UnixConn, running *sync.Mutex, h H
 		_, _ = conn.Read(b[:])
 		cancel()
 	}()
-	reply(Reply{Code: h(ctx, req, stdio)})
+	code := h(ctx, req, stdio)
+	// Done before the reply: a client that sends its next command as soon
+	// as it has the reply must not find the resident still busy.
+	closeStdio()
+	running.Unlock()
+	reply(Reply{Code: code})
 }
 
 // readRequest reads a request and the three descriptors passed with it.

@@ -243,3 +243,15 @@ func unixPair() (*net.UnixConn, *net.UnixConn, error) {
 	}
 	return conn(fds[0]), conn(fds[1]), nil
 }
+
+// TestSequentialNotBusy: a client that sends its next command as soon as
+// it has a reply never finds the resident busy.
+func TestSequentialNotBusy(t *testing.T) {
+	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { return 3 })
+	for range 200 {
+		rep, err := Call(context.Background(), path, &Request{Args: []string{"run"}}, stdioFiles(t))
+		require.NoError(t, err)
+		require.False(t, rep.Busy)
+		require.Equal(t, 3, rep.Code)
+	}
+}
