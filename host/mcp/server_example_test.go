@@ -7,6 +7,7 @@ import (
 	"log"
 	"net/http/httptest"
 	"testing/fstest"
+	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -126,9 +127,21 @@ func ExampleServer_SetSkills() {
 		log.Fatal(err)
 	}
 	defer cs.Close()
+	// A first request: the server has handled the client's "initialized"
+	// notification by its answer (stdio is in order), so the session is
+	// one the change is announced to. Without it the announcement could
+	// go out before the session counts, and the example wait forever.
+	if _, err := cs.ListResources(ctx, nil); err != nil {
+		log.Fatal(err)
+	}
 
 	srv.SetSkills([]*skills.Skill{serverExampleSkill("docx")})
-	fmt.Println(<-changed)
+	select {
+	case msg := <-changed:
+		fmt.Println(msg)
+	case <-time.After(30 * time.Second):
+		fmt.Println("no list_changed notification")
+	}
 	res, err := cs.ListResources(ctx, nil)
 	if err != nil {
 		log.Fatal(err)
