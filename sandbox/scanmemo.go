@@ -74,7 +74,7 @@ func writeScanRecord(file string, shape moduleShape) error {
 	if err != nil {
 		return err
 	}
-	return safefile.WriteAtomic(file, func(w io.Writer) error {
+	return safefile.WriteAtomic(file, 0o600, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

@@ -155,7 +155,7 @@ func readSnapshotFile(m *sandbox.CompiledModule, file string) (*sandbox.Snapshot
 // writeSnapshotFile writes s to file through a temporary file and a
 // rename, so that a reader never sees half of it.
 func writeSnapshotFile(s *sandbox.Snapshot, file string) error {
-	return safefile.WriteAtomic(file, func(w io.Writer) error {
+	return safefile.WriteAtomic(file, 0o600, func(w io.Writer) error {
 		_, err := s.WriteTo(w)
 		return err
 	})

@@ -26,6 +26,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -34,6 +35,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/internal/shellcmd"
 )
 
@@ -280,22 +282,8 @@ func ensureFile(name string, data []byte) error {
 	if old, err := os.ReadFile(name); err == nil && string(old) == string(data) {
 		return nil
 	}
-	return writeAtomic(name, data)
-}
-
-func writeAtomic(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name))
-	if err != nil {
+	return safefile.WriteAtomic(name, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	_, err = tmp.Write(data)
-	err = errors.Join(err, tmp.Close())
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	})
 }

@@ -7,12 +7,11 @@ import (
 	"path/filepath"
 )
 
-// WriteAtomic writes a file through a temporary file in the same folder
-// (made with mode 0600, as os.CreateTemp does) and a rename, creating the
-// folder (0700) if needed, so that a reader sees the old file or the
-// whole new one, never half of it. write fills the temporary file; on any
-// error it is removed.
-func WriteAtomic(name string, write func(io.Writer) error) error {
+// WriteAtomic writes a file with mode perm through a temporary file in
+// the same folder and a rename, creating the folder (0700) if needed, so
+// that a reader sees the old file or the whole new one, never half of it.
+// write fills the temporary file; on any error it is removed.
+func WriteAtomic(name string, perm os.FileMode, write func(io.Writer) error) error {
 	dir := filepath.Dir(name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -23,6 +22,9 @@ func WriteAtomic(name string, write func(io.Writer) error) error {
 	}
 	err = write(tmp)
 	err = errors.Join(err, tmp.Close())
+	if err == nil {
+		err = os.Chmod(tmp.Name(), perm)
+	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), name)
 	}

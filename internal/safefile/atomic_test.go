@@ -16,7 +16,7 @@ import (
 func TestWriteAtomic(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "sub", "f.snap")
 	write := func(s string, fail error) error {
-		return WriteAtomic(name, func(w io.Writer) error {
+		return WriteAtomic(name, 0o600, func(w io.Writer) error {
 			_, err := io.WriteString(w, s)
 			return errors.Join(err, fail)
 		})
@@ -37,4 +37,16 @@ func TestWriteAtomic(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Dir(name))
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "no temporary file left")
+}
+
+// TestWriteAtomicMode: the file gets the mode asked for.
+func TestWriteAtomicMode(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "lib.py")
+	require.NoError(t, WriteAtomic(name, 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, "x = 1\n")
+		return err
+	}))
+	fi, err := os.Stat(name)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
 }
