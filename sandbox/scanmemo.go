@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -60,8 +61,15 @@ func readScanRecord(file string) (moduleShape, error) {
 		return moduleShape{}, err
 	}
 	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxScanRecord+1))
+	if err != nil {
+		return moduleShape{}, err
+	}
+	if len(data) > maxScanRecord {
+		return moduleShape{}, errors.New("scan record too long")
+	}
 	var rec scanRecord
-	dec := json.NewDecoder(&limitedReader{f, maxScanRecord})
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
 		return moduleShape{}, err
@@ -78,23 +86,4 @@ func writeScanRecord(file string, shape moduleShape) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// limitedReader fails a read past n bytes rather than ending early, so a
-// record too long to be ours is an error, not a truncated success.
-type limitedReader struct {
-	f *os.File
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, errors.New("scan record too long")
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -112,19 +113,10 @@ func handleResident(ctx context.Context, req *resident.Request, stdio [3]*os.Fil
 func setEnv(env []string) {
 	os.Clearenv()
 	for _, kv := range env {
-		if k, v, ok := cutEnv(kv); ok {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
 			_ = os.Setenv(k, v)
 		}
 	}
-}
-
-func cutEnv(kv string) (string, string, bool) {
-	for i := 1; i < len(kv); i++ { // a name is never empty; "=C:" names exist on Windows
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return "", "", false
 }
 
 // shared is the Runner a resident keeps for every command it runs.
