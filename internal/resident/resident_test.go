@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -254,4 +255,51 @@ func TestSequentialNotBusy(t *testing.T) {
 		require.False(t, rep.Busy)
 		require.Equal(t, 3, rep.Code)
 	}
+}
+
+// TestOtherUserRefused: a process of another user that reaches the
+// socket (here the folder and socket are opened up on purpose; the 0700
+// folder normally stops it first) is answered with an error and runs
+// nothing. The other user is nobody (65534), connecting with Python's
+// socket module; making a process of another user needs root.
+func TestOtherUserRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("connecting as another user needs root")
+	}
+	const python = "/usr/bin/python3.11"
+	if _, err := os.Stat(python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("%s is required: %v", python, err)
+		}
+		t.Skip(err)
+	}
+	dir, err := os.MkdirTemp("", "resident-other")
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	path := filepath.Join(dir, "r.sock")
+	l, err := Listen(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(path, 0o666))
+	var ran atomic.Bool
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, l, time.Minute, func(context.Context, *Request, [3]*os.File) int { ran.Store(true); return 0 })
+	}()
+	defer func() { cancel(); <-done }()
+
+	client := `import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+n = int.from_bytes(s.recv(4), "big")
+print(s.recv(n).decode())
+`
+	cmd := exec.Command(python, "-c", client, path)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), `"error":"peer is user 65534, not this one (0)"`)
+	assert.False(t, ran.Load())
 }
