@@ -249,8 +249,8 @@ func (s *Snapshot) restore(ctx context.Context, mod api.Module, result *Result) 
 // and the CRC-32C of everything before it, big-endian. The checksum finds
 // damage (a torn write, a bad disk); it is no defence against someone who
 // can write the cache, who could as well rewrite the compiled code there.
-// CRC-32C runs in hardware, about 1 ms for CPython's 10 MiB, where
-// SHA-256 took 5-20.
+// CRC-32C runs in hardware: 2.7 ms for CPython's 10 MiB on the
+// development machine, against 7.4 ms for SHA-256.
 const snapshotMagic = "skillrun snapshot 2\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
