@@ -336,7 +336,7 @@ func validateJSON(s *jsonschema.Schema, raw json.RawMessage) string {
 	}
 	var msgs []string
 	validationLeaves(ve, func(e *jsonschema.ValidationError) {
-		msg := e.ErrorKind.LocalizedString(schemaPrinter)
+		msg := e.ErrorKind.LocalizedString(schemaPrinter())
 		if len(e.InstanceLocation) > 0 { // else the problem is with the whole value
 			msg = "at /" + strings.Join(e.InstanceLocation, "/") + ": " + msg
 		}
@@ -346,7 +346,8 @@ func validateJSON(s *jsonschema.Schema, raw json.RawMessage) string {
 	return strings.Join(slices.Compact(msgs), "; ")
 }
 
-var schemaPrinter = message.NewPrinter(language.English)
+// schemaPrinter is made on first use, not at every command's start.
+var schemaPrinter = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // validationLeaves calls f for each innermost cause of e: the specific problems,
 // without the "does not match" of every enclosing schema.

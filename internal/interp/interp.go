@@ -34,6 +34,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/internal/shellcmd"
@@ -163,13 +164,16 @@ func Language(file string) (string, bool) {
 }
 
 // esmSyntax finds a top-level import or export statement (the same
-// pattern the JS guest uses).
-var esmSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|import\s*$|export\s+(default|const|let|var|function|class|async|\{|\*))`)
+// pattern the JS guest uses), compiled on first use: every command pays
+// for package-level work at start.
+var esmSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|import\s*$|export\s+(default|const|let|var|function|class|async|\{|\*))`)
+})
 
 // IsESModule reports whether JavaScript source is an ES module (a
 // top-level import or export): such a script runs under [JSTS], whose
 // esbuild rewrites it to the CommonJS goja runs.
-func IsESModule(code []byte) bool { return esmSyntax.Match(code) }
+func IsESModule(code []byte) bool { return esmSyntax().Match(code) }
 
 // DefaultDir is <os.UserCacheDir()>/skillrun/interpreters.
 func DefaultDir() (string, error) {

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -130,10 +129,12 @@ func parseJSONPage(body []byte, base *url.URL) ([]distFile, error) {
 	return files, nil
 }
 
+// The page patterns are compiled on first use: most commands never read
+// an index page, and every command pays a package-level compile at start.
 var (
-	anchorRE = regexp.MustCompile(`(?is)<a\s([^>]*)>(.*?)</a\s*>`)
-	attrRE   = regexp.MustCompile(`(?s)([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>` + "`" + `]+)))?`)
-	tagRE    = regexp.MustCompile(`<[^>]*>`)
+	anchorRE = lazyRegexp(`(?is)<a\s([^>]*)>(.*?)</a\s*>`)
+	attrRE   = lazyRegexp(`(?s)([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>` + "`" + `]+)))?`)
+	tagRE    = lazyRegexp(`<[^>]*>`)
 )
 
 // parseHTMLPage reads a PEP 503 project page: one anchor per file, the
@@ -145,10 +146,10 @@ func parseHTMLPage(body []byte, base *url.URL) ([]distFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range anchorRE.FindAllSubmatch(body, -1) {
+	for _, m := range anchorRE().FindAllSubmatch(body, -1) {
 		attrs := map[string]string{}
 		present := map[string]bool{}
-		for _, a := range attrRE.FindAllSubmatch(m[1], -1) {
+		for _, a := range attrRE().FindAllSubmatch(m[1], -1) {
 			key := strings.ToLower(string(a[1]))
 			present[key] = true
 			attrs[key] = html.UnescapeString(string(a[2]) + string(a[3]) + string(a[4]))
@@ -162,7 +163,7 @@ func parseHTMLPage(body []byte, base *url.URL) ([]distFile, error) {
 			continue
 		}
 		df := distFile{
-			Filename:       strings.TrimSpace(html.UnescapeString(tagRE.ReplaceAllString(string(m[2]), ""))),
+			Filename:       strings.TrimSpace(html.UnescapeString(tagRE().ReplaceAllString(string(m[2]), ""))),
 			Yanked:         present["data-yanked"],
 			RequiresPython: attrs["data-requires-python"],
 		}
@@ -179,11 +180,11 @@ func parseHTMLPage(body []byte, base *url.URL) ([]distFile, error) {
 	return files, nil
 }
 
-var baseRE = regexp.MustCompile(`(?is)<base\s[^>]*href\s*=\s*["']([^"']*)["']`)
+var baseRE = lazyRegexp(`(?is)<base\s[^>]*href\s*=\s*["']([^"']*)["']`)
 
 // htmlBase honours a <base href> element, which PEP 503 pages may use.
 func htmlBase(body []byte, base *url.URL) (*url.URL, error) {
-	m := baseRE.FindSubmatch(body)
+	m := baseRE().FindSubmatch(body)
 	if m == nil {
 		return base, nil
 	}

@@ -413,7 +413,7 @@ func (p *project) selectFile(files []distFile, source string) (distFile, Version
 			return false
 		}
 		if f.RequiresPython != "" {
-			if s, err := ParseSpecifier(f.RequiresPython); err == nil && !s.Contains(interpreterVersion) {
+			if s, err := ParseSpecifier(f.RequiresPython); err == nil && !s.Contains(interpreterVersion()) {
 				return false
 			}
 		}
@@ -443,7 +443,7 @@ func (p *project) noWheelError(fitting []*release, source string) error {
 			if f.Yanked {
 				return fmt.Errorf("%s %s: yanked from %s (pin it with == to use it anyway)", p.name, rel.version, source)
 			}
-			return fmt.Errorf("%s %s: requires Python %s; skillrun runs %s", p.name, rel.version, f.RequiresPython, interpreterVersion)
+			return fmt.Errorf("%s %s: requires Python %s; skillrun runs %s", p.name, rel.version, f.RequiresPython, interpreterVersion())
 		}
 	}
 	var compiled, sdists []string

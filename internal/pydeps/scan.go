@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -285,8 +286,8 @@ func (s *scanner) pep723Body(file string, start int, body string) error {
 		if err != nil {
 			return fmt.Errorf("%s:%d: invalid PEP 723 block: requires-python: %w", file, start, err)
 		}
-		if !spec.Contains(interpreterVersion) {
-			return fmt.Errorf("%s:%d: the script requires Python %s; skillrun runs %s", file, start, meta.RequiresPython, interpreterVersion)
+		if !spec.Contains(interpreterVersion()) {
+			return fmt.Errorf("%s:%d: the script requires Python %s; skillrun runs %s", file, start, meta.RequiresPython, interpreterVersion())
 		}
 	}
 	for _, d := range meta.Dependencies {
@@ -411,7 +412,7 @@ func (s *scanner) ownModule(file, module string) bool {
 }
 
 // interpreterVersion is the Python that skillrun runs.
-var interpreterVersion = mustVersion(wasiEnv["python_full_version"])
+var interpreterVersion = sync.OnceValue(func() Version { return mustVersion(wasiEnv["python_full_version"]) })
 
 func mustVersion(s string) Version {
 	v, err := ParseVersion(s)

@@ -3,7 +3,6 @@ package pydeps
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +25,7 @@ type Version struct {
 
 // versionRE is PEP 440's appendix B pattern (as the packaging library
 // uses it), matched case-insensitively against the whole trimmed string.
-var versionRE = regexp.MustCompile(`(?i)^v?` +
+var versionRE = lazyRegexp(`(?i)^v?` +
 	`(?:(?P<epoch>[0-9]+)!)?` +
 	`(?P<release>[0-9]+(?:\.[0-9]+)*)` +
 	`(?P<pre>[-_.]?(?P<pre_l>alpha|beta|preview|pre|a|b|c|rc)[-_.]?(?P<pre_n>[0-9]+)?)?` +
@@ -38,11 +37,11 @@ var versionRE = regexp.MustCompile(`(?i)^v?` +
 // spellings ("1.0-RC1", "v2", "1!2.0.post3.dev4+local.7").
 func ParseVersion(s string) (Version, error) {
 	s = strings.TrimSpace(s)
-	m := versionRE.FindStringSubmatch(s)
+	m := versionRE().FindStringSubmatch(s)
 	if m == nil {
 		return Version{}, fmt.Errorf("invalid version %q", s)
 	}
-	g := func(name string) string { return m[versionRE.SubexpIndex(name)] }
+	g := func(name string) string { return m[versionRE().SubexpIndex(name)] }
 	num := func(name string) (int, error) {
 		t := g(name)
 		if t == "" {
