@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +31,16 @@ type ShellRun struct {
 	// directory; TMPDIR): the caller's fixed environment, such as a test
 	// harness's. They exist only inside the sandbox.
 	Env []string
+	// WorkspaceAt, if set, is a second guest path where the workspace
+	// is mounted as granted, and the shell's working directory: a
+	// benchmark task written for a container expects its files at /app.
+	WorkspaceAt string
+	// Mounts are more host folders the caller shows the shell (a task's
+	// tests read-only, a verifier's log folder writable). Each guest
+	// path must be absolute and clean, and may not be, hold or lie inside
+	// any other mount's: the caller cannot shadow /workspace, /skills,
+	// /tmp or the interpreters.
+	Mounts []sandbox.Mount
 }
 
 // ShellDeclares is what the shell declares: reading and writing the
@@ -112,6 +123,13 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 		return nil, fmt.Errorf("shell: %w", err)
 	}
 	defer removeTmp()
+	mounts, workdir, err := withCallerMounts(mounts, sr.WorkspaceAt, sr.Mounts)
+	if err != nil {
+		return nil, fmt.Errorf("shell: %w", err)
+	}
+	if workdir != "" {
+		env = setEnv(env, []string{"PWD=" + workdir})
+	}
 	env = setEnv(append(env, in.Env...), sr.Env)
 	own.exec = &execService{r: r, s: shellSkill, find: find, mounts: mounts, prot: protected, eff: eff, sr: &own}
 	args := append(append([]string{}, in.Args...), own.Args...)
@@ -125,6 +143,70 @@ func shellLabel(args []string) string {
 		return args[0]
 	}
 	return "-c"
+}
+
+// withCallerMounts adds a ShellRun's WorkspaceAt and Mounts to mounts,
+// refusing any guest path that is not absolute and clean or that would
+// shadow, or hide inside, a mount already there. It returns the working
+// directory WorkspaceAt asks for ("" for none).
+func withCallerMounts(mounts []sandbox.Mount, at string, extra []sandbox.Mount) ([]sandbox.Mount, string, error) {
+	var add []sandbox.Mount
+	if at == workspaceGuestPath {
+		at = "" // where it is anyway
+	}
+	if at != "" {
+		found := false
+		for _, m := range mounts {
+			if m.GuestPath == workspaceGuestPath || strings.HasPrefix(m.GuestPath, workspaceGuestPath+"/") {
+				m.GuestPath = at + strings.TrimPrefix(m.GuestPath, workspaceGuestPath)
+				add = append(add, m)
+				found = m.GuestPath == at || found
+			}
+		}
+		if !found {
+			return nil, "", fmt.Errorf("%w: the workspace cannot be shown at %s: it is not granted", ErrNotRunnable, at)
+		}
+	}
+	add = append(add, extra...)
+	out := slices.Clone(mounts)
+	for _, m := range add {
+		g := m.GuestPath
+		if !path.IsAbs(g) || path.Clean(g) != g || g == "/" {
+			return nil, "", fmt.Errorf("%w: mount point %q: not an absolute, clean folder path", ErrNotRunnable, g)
+		}
+		for _, o := range slices.Concat(reservedGuestPaths, guestPaths(mounts)) {
+			if nested(g, o) {
+				return nil, "", fmt.Errorf("%w: mount point %s would overlap the shell's own %s", ErrNotRunnable, g, o)
+			}
+		}
+		out = append(out, m)
+	}
+	for i, a := range extra {
+		for _, b := range slices.Concat(add[:len(add)-len(extra)], extra[:i]) {
+			if nested(a.GuestPath, b.GuestPath) {
+				return nil, "", fmt.Errorf("%w: mount points %s and %s overlap", ErrNotRunnable, a.GuestPath, b.GuestPath)
+			}
+		}
+	}
+	return out, at, nil
+}
+
+// reservedGuestPaths are the shell's own folders, mounted or not in a
+// given run: no caller's mount may take them.
+var reservedGuestPaths = []string{workspaceGuestPath, SkillsGuestPath, tmpGuestPath, path.Dir(sitePackagesGuestPath)}
+
+func guestPaths(mounts []sandbox.Mount) []string {
+	out := make([]string, len(mounts))
+	for i, m := range mounts {
+		out[i] = m.GuestPath
+	}
+	return out
+}
+
+// nested reports whether guest paths a and b are the same or one holds
+// the other.
+func nested(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }
 
 // validMountName reports whether a skill name can name a folder under
