@@ -143,6 +143,9 @@ type Session struct {
 	// give it the workspace grant the workspace tools have. Zero, or a
 	// nil Runner, means no shell tool.
 	Shell capabilities.Set
+	// WorkspaceAt, if set, is a second place the shell tool shows the
+	// workspace and starts in (a benchmark task's /app).
+	WorkspaceAt string
 	// Grant says what the operator grants each skill's scripts (nil:
 	// nothing). A call of a script that declares more asks Asker, or is
 	// denied when Asker is nil.
@@ -158,6 +161,12 @@ type Session struct {
 	Tools *host.Registry
 	// MCP serves the scripts' mcp_call (nil: unavailable).
 	MCP host.MCPCaller
+
+	// Allow, if set, keeps only the tools it accepts among those the
+	// agent's scope gives (tool_search excepted): the rest are neither
+	// offered nor callable. A benchmark's plugin set says which tools a
+	// trial may use.
+	Allow func(host.ToolDef) bool
 
 	Limits Limits
 	Retry  RetryPolicy
@@ -297,6 +306,9 @@ func (s *Session) newRun() (*run, error) {
 	scoped, err := def.Scope(reg.List())
 	if err != nil {
 		return nil, err
+	}
+	if s.Allow != nil {
+		scoped = slices.DeleteFunc(scoped, func(d host.ToolDef) bool { return d.Name != toolSearch && !s.Allow(d) })
 	}
 	r.scope = make(map[string]host.ToolDef, len(scoped))
 	mcpCount := 0

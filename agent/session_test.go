@@ -663,6 +663,31 @@ text = "ok"
 	assert.Equal(t, []string{"nope"}, unknown.Names)
 }
 
+// TestSessionAllow: a session's Allow keeps only the tools it accepts;
+// the others are neither offered nor callable.
+func TestSessionAllow(t *testing.T) {
+	ping := &fakeTool{name: "ping", result: &host.ToolResult{Content: "pong"}}
+	pong := &fakeTool{name: "pong", result: &host.ToolResult{Content: "ping"}}
+	var reqs []*agent.Request
+	p := plan(t, `
+[[turn]]
+[[turn.call]]
+tool = "pong"
+[[turn.call]]
+tool = "ping"
+[[turn]]
+expect = ["pong"]
+text = "ok"
+`)
+	sess := &agent.Session{Provider: recording(agent.NewScripted(p), &reqs), Tools: toolsOf(t, ping, pong),
+		Allow: func(d host.ToolDef) bool { return d.Name == "ping" }}
+	res, err := sess.Run(context.Background(), "x")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v", res.Err)
+	assert.Equal(t, []string{"ping"}, toolNames(reqs[0].Tools))
+	assert.Equal(t, 1, res.Totals.ToolErrors, "the call of pong fails")
+}
+
 // TestSessionToolSearch: with many MCP tools, they are deferred and found
 // through tool_search, which offers them from then on.
 func TestSessionToolSearch(t *testing.T) {

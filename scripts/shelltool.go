@@ -27,6 +27,9 @@ type ShellToolOptions struct {
 	// Timeout bounds each command (0: the grant's, else the sandbox's
 	// default).
 	Timeout time.Duration
+	// WorkspaceAt, if set, is where each command also sees the workspace
+	// and starts ([ShellRun.WorkspaceAt]).
+	WorkspaceAt string
 }
 
 // shellToolSchema is the shell tool's input: a bash command line and,
@@ -112,7 +115,8 @@ func (t *shellTool) Call(ctx context.Context, input json.RawMessage) (*host.Tool
 			Granted:  granted,
 			Depth:    host.CallerFrom(ctx).Depth,
 		},
-		Skills: mounted,
+		Skills:      mounted,
+		WorkspaceAt: t.opts.WorkspaceAt,
 	}
 	if in.Stdin != nil {
 		sr.Stdin = strings.NewReader(*in.Stdin)
