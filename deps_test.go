@@ -20,6 +20,7 @@ const module = "github.com/skillrun/skillrun"
 // direction"). A package is matched by its longest listed prefix.
 var layers = map[string][]string{
 	"cmd":             {"*"},
+	"bench":           {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"agent":           {"host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"agent/providers": {"agent", "internal"}, // HTTP providers implement agent.Provider
 	"host/mcp":        {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"},
@@ -164,7 +165,7 @@ func violation(dir, layer, imp string) string {
 		if allowed == "*" || hasPathPrefix(target, allowed) {
 			// A layer may not reach up into a package that lists it as
 			// allowed below; "host" allows "host/mcp" only for host/mcp.
-			if allowed == "host" && hasPathPrefix(target, "host/mcp") && layer != "host/mcp" && layer != "agent" && layer != "cmd" {
+			if allowed == "host" && hasPathPrefix(target, "host/mcp") && layer != "host/mcp" && layer != "agent" && layer != "bench" && layer != "cmd" {
 				return "host/mcp is above this layer"
 			}
 			return ""

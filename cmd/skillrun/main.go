@@ -121,6 +121,7 @@ the capabilities an operator grants.`,
 		newDepsCmd(),
 		newMCPCmd(),
 		newSessionCmd(),
+		newBenchCmd(),
 		newInterpretersCmd(),
 		newResidentCmd(),
 	)

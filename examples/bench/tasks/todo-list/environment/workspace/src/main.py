@@ -1,0 +1,6 @@
+# TODO: read the config file.
+import sys
+
+
+def main():
+    pass

@@ -1,0 +1,2 @@
+#!/bin/bash
+cd /app && wc -w < notes.md | tr -d ' ' > answer.txt
