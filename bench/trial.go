@@ -58,6 +58,9 @@ const (
 	agentLogFile   = "agent.log"
 	testOutputFile = "test-output.txt"
 	maxLogBytes    = 1 << 20
+	// agentGrace is how long past its timeout an agent phase may take to
+	// end on its own before its context is cancelled.
+	agentGrace = 5 * time.Second
 )
 
 // runTrial runs one trial to its result; it fails only when the context
@@ -128,11 +131,16 @@ func (r *runner) prompt(t trial) string {
 
 // runAgent runs the agent phase; FailureNone means the verifier decides.
 func (r *runner) runAgent(ctx context.Context, t trial, ws, dir string, res *TrialResult) (FailureMode, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.task.AgentTimeout)
-	defer cancel()
 	if r.cfg.Agent == OracleAgent {
+		ctx, cancel := context.WithTimeout(ctx, t.task.AgentTimeout)
+		defer cancel()
 		return r.runOracle(ctx, t, ws, dir)
 	}
+	// The session's own deadline ends it with its transcript closed; the
+	// context's, a little later, ends whatever does not stop (an MCP
+	// server's start).
+	ctx, cancel := context.WithTimeout(ctx, t.task.AgentTimeout+agentGrace)
+	defer cancel()
 	prov, err := r.cfg.Provider(t.task)
 	if err != nil {
 		return FailureSetupFailed, err
@@ -184,6 +192,9 @@ func (r *runner) runAgent(ctx context.Context, t trial, ws, dir string, res *Tri
 	out, err := sess.Run(ctx, r.prompt(t))
 	if err != nil {
 		return FailureSetupFailed, err
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		out.Outcome = agent.OutcomeDeadline
 	}
 	u := out.Totals.Usage
 	res.InputTokens, res.OutputTokens = u.InputTokens, u.OutputTokens
@@ -272,10 +283,13 @@ func (r *runner) runOracle(ctx context.Context, t trial, ws, dir string) (Failur
 	return FailureNone, nil
 }
 
-// usage collects what a session called, from its events.
+// usage collects what a session used: the tools whose calls returned a
+// result that was not an error, and the skills those calls activated or
+// ran. A call of a tool the set does not offer fails, and is not a use.
 type usage struct {
 	mu      sync.Mutex
 	skillOf map[string]string // script tool name → skill
+	pending map[string]agent.TranscriptEvent
 	tools   map[string]bool
 	skills  map[string]bool
 	model   string
@@ -285,18 +299,25 @@ func (u *usage) observe(e agent.TranscriptEvent) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.tools == nil {
-		u.tools, u.skills = map[string]bool{}, map[string]bool{}
+		u.tools, u.skills, u.pending = map[string]bool{}, map[string]bool{}, map[string]agent.TranscriptEvent{}
 	}
 	switch e.Type {
 	case agent.EventSessionStart:
 		u.model = e.Model
 	case agent.EventToolCall:
-		u.tools[e.Tool] = true
-		if s, ok := u.skillOf[e.Tool]; ok {
+		u.pending[e.CallID] = e
+	case agent.EventToolResult:
+		call, ok := u.pending[e.CallID]
+		delete(u.pending, e.CallID)
+		if !ok || e.IsError {
+			return
+		}
+		u.tools[call.Tool] = true
+		if s, ok := u.skillOf[call.Tool]; ok {
 			u.skills[s] = true
 		}
-		if e.Tool == "skill_activate" || e.Tool == "skill_run" {
-			if name := inputName(e.Input); name != "" {
+		if call.Tool == "skill_activate" || call.Tool == "skill_run" {
+			if name := inputName(call.Input); name != "" {
 				u.skills[name] = true
 			}
 		}
