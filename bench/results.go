@@ -40,6 +40,8 @@ type RunConfig struct {
 	Parallel     int        `yaml:"n_concurrent_trials" json:"n_concurrent_trials"`
 	PluginSet    *PluginSet `yaml:"plugin_set" json:"plugin_set"`
 	SkillsLoaded []string   `yaml:"skills_loaded" json:"skills_loaded"`
+	// MergedFrom are the shard folders `bench merge` made this one of.
+	MergedFrom []string `yaml:"merged_from,omitempty" json:"merged_from,omitempty"`
 }
 
 // Results is a set's results.json: the run's metadata, the set's whole
@@ -82,14 +84,18 @@ func (r *runner) prepareDir(a *arm, rc RunConfig) error {
 	rc.PluginSet = a.set
 	rc.SkillsLoaded = skillNames(a.skills)
 	file := filepath.Join(a.dir, runConfigFile)
+	_, statErr := os.Lstat(a.dir)
+	if r.cfg.Resume && errors.Is(statErr, os.ErrNotExist) {
+		// A resume of a run that never started starts it, so that one
+		// command both starts and finishes a run (a retried Kubernetes
+		// pod runs the same command).
+		return r.newDir(a, rc, file)
+	}
 	if !r.cfg.Resume {
-		if _, err := os.Lstat(a.dir); err == nil {
+		if statErr == nil {
 			return fmt.Errorf("%s exists: resume that run with --resume %s, or choose another --out", a.dir, r.cfg.RunID)
 		}
-		if err := os.MkdirAll(a.dir, 0o755); err != nil {
-			return err
-		}
-		return writeYAML(file, rc)
+		return r.newDir(a, rc, file)
 	}
 	old, err := readRunConfig(file)
 	if err != nil {
@@ -99,6 +105,13 @@ func (r *runner) prepareDir(a *arm, rc RunConfig) error {
 		return fmt.Errorf("--resume %s: %s was made by another command (%s); run it as it was, or start a new run", r.cfg.RunID, file, diff)
 	}
 	return nil
+}
+
+func (r *runner) newDir(a *arm, rc RunConfig, file string) error {
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return err
+	}
+	return writeYAML(file, rc)
 }
 
 func readRunConfig(file string) (RunConfig, error) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -265,12 +264,7 @@ feed:
 	close(jobs)
 	wg.Wait()
 	for _, l := range done {
-		sort.Slice(l, func(i, j int) bool {
-			if l[i].TaskID != l[j].TaskID {
-				return l[i].TaskID < l[j].TaskID
-			}
-			return l[i].Attempt < l[j].Attempt
-		})
+		sortTrials(l)
 	}
 	return context.Cause(ctx)
 }

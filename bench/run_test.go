@@ -229,10 +229,12 @@ func TestRunResume(t *testing.T) {
 	cfg.Attempts, cfg.Resume = 3, true
 	_, err = Run(context.Background(), cfg)
 	require.ErrorContains(t, err, "2 attempts, now 3")
+	// A resume of a run that never started starts it.
 	cfg = scriptedConfig(t, tasks, t.TempDir())
 	cfg.Resume = true
-	_, err = Run(context.Background(), cfg)
-	require.ErrorContains(t, err, "run_config.yaml")
+	fresh, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, want.Sets[0].NResolved/2, fresh.Sets[0].NResolved)
 }
 
 // TestRunShards: the shards of a matrix are disjoint and together the

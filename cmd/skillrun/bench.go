@@ -36,6 +36,7 @@ task folders), each trial in skillrun's sandbox: the agent's tools, the
 skills' scripts and the task's verifier (tests/test.sh) all run there.`,
 	}
 	cmd.AddCommand(newBenchRunCmd())
+	cmd.AddCommand(newBenchMergeCmd())
 	return cmd
 }
 
