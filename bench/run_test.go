@@ -28,14 +28,14 @@ var sharedRunner = sync.OnceValues(func() (*scripts.Runner, error) {
 	return scripts.New(context.Background(), &scripts.Options{Interpreters: scripts.InstalledInterpreters("")})
 })
 
-func testRunner(t *testing.T) *scripts.Runner {
+func testRunner(t testing.TB) *scripts.Runner {
 	t.Helper()
 	r, err := sharedRunner()
 	require.NoError(t, err)
 	return r
 }
 
-func loadTasks(t *testing.T, dir string) []*Task {
+func loadTasks(t testing.TB, dir string) []*Task {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
@@ -50,7 +50,7 @@ func loadTasks(t *testing.T, dir string) []*Task {
 
 // scriptedConfig is a run of the example sets over tasks, each trial's
 // model replaying its task's plan.
-func scriptedConfig(t *testing.T, tasks []*Task, out string, sets ...string) *Config {
+func scriptedConfig(t testing.TB, tasks []*Task, out string, sets ...string) *Config {
 	t.Helper()
 	ps, err := LoadPluginSets(exampleSets)
 	require.NoError(t, err)
