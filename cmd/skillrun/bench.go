@@ -99,7 +99,7 @@ error, 125 results could not be written, 130 interrupted.`,
 	fl.IntVar(&f.attempts, "attempts", 1, "attempts of each task under each set (pass@k needs k or more)")
 	fl.IntVar(&f.parallel, "parallel", 1, "trials run at a time")
 	fl.StringVar(&f.shard, "shard", "", "run only the slice `I/N` of the matrix (for many machines; merge the folders after)")
-	fl.StringVar(&f.resume, "resume", "", "finish the interrupted run `RUN` (its id, the part of its folders' names before __)")
+	fl.StringVar(&f.resume, "resume", "", "finish the run `RUN` (its id, the part of its folders' names before __), keeping its finished trials; start it if it never started")
 	fl.StringVar(&f.out, "out", "experiments", "the `DIR` of the runs' results")
 	fl.StringVar(&f.prices, "prices", "", "a JSON price `FILE` ({\"model\": {\"input\": USD per Mtok, \"output\": ...}}) over the built-in table")
 	fl.StringVar(&f.repos, "repos", "", "the `DIR` of cloned skill repositories, as <host>/<owner>/<repo> (default <user cache>/skillrun/repos)")
