@@ -18,7 +18,7 @@ import (
 // their /app and /logs/verifier rewritten to the copy.
 func nativeTrial(b *testing.B, task *Task, command string) {
 	ws := b.TempDir()
-	require.NoError(b, copyFixture(ws, task.Workspace))
+	require.NoError(b, copyTree(ws, task.Workspace))
 	logs := filepath.Join(ws, ".logs")
 	require.NoError(b, os.Mkdir(logs, 0o755))
 	test, err := os.ReadFile(filepath.Join(task.Dir, "tests", "test.sh"))

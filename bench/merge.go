@@ -121,7 +121,7 @@ func Merge(dirs []string, out, runID string) (*Summary, error) {
 		}
 		for _, t := range all {
 			src := filepath.Join(from[t.TaskID+"/"+strconv.Itoa(t.Attempt)], t.TaskID, strconv.Itoa(t.Attempt))
-			if err := copyTrial(filepath.Join(dst, t.TaskID, strconv.Itoa(t.Attempt)), src); err != nil {
+			if err := copyTree(filepath.Join(dst, t.TaskID, strconv.Itoa(t.Attempt)), src); err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
 			}
 		}
@@ -180,20 +180,6 @@ func checkResultsFile(dir string, trials []*TrialResult) error {
 	if len(res.Trials) != len(trials) || got.NResolved != want.NResolved || res.Totals.NResolved != want.NResolved ||
 		res.Totals.NTrials != want.NTrials || res.Totals.NErrored != want.NErrored {
 		return fmt.Errorf("%s: results.json does not add up to its trials' result.json files (edited by hand, or its run did not finish: --resume it)", dir)
-	}
-	return nil
-}
-
-// copyTrial copies a trial's folder through an os.Root, so a symlink
-// planted in a shard's folder is not followed.
-func copyTrial(dst, src string) error {
-	root, err := os.OpenRoot(src)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	if err := os.CopyFS(dst, root.FS()); err != nil {
-		return fmt.Errorf("%s: %w", src, pathCause(err))
 	}
 	return nil
 }

@@ -311,17 +311,17 @@ func skillNames(list []*skills.Skill) []string {
 	return out
 }
 
-// copyFixture copies the task's workspace fixture into ws through an
-// os.Root: a symlink in the fixture fails the copy instead of copying
-// what it points at.
-func copyFixture(ws, fixture string) error {
-	root, err := os.OpenRoot(fixture)
+// copyTree copies the folder src into dst through an os.Root: a symlink
+// in it (a task's fixture, a shard's trial folder) fails the copy
+// instead of copying what it points at.
+func copyTree(dst, src string) error {
+	root, err := os.OpenRoot(src)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	if err := os.CopyFS(ws, root.FS()); err != nil {
-		return fmt.Errorf("%s: %w", fixture, pathCause(err))
+	if err := os.CopyFS(dst, root.FS()); err != nil {
+		return fmt.Errorf("%s: %w", src, pathCause(err))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,7 +103,7 @@ func (r *runner) runTrial(ctx context.Context, t trial) (*TrialResult, error) {
 	}
 	defer os.RemoveAll(ws)
 	if t.task.Workspace != "" {
-		if err := copyFixture(ws, t.task.Workspace); err != nil {
+		if err := copyTree(ws, t.task.Workspace); err != nil {
 			return finish(FailureSetupFailed, fmt.Errorf("copying the workspace fixture: %w", err))
 		}
 	}
@@ -255,20 +256,9 @@ func (r *runner) runOracle(ctx context.Context, t trial, ws, dir string) (Failur
 	if t.task.Solution == "" {
 		return FailureSetupFailed, fmt.Errorf("task %s has no solution/solve.sh for the oracle agent", t.task.ID)
 	}
-	log, err := safefile.OpenAppend(filepath.Join(dir, agentLogFile))
-	if err != nil {
-		return FailureSetupFailed, err
-	}
-	defer log.Close()
-	out := &capped{w: log, n: maxLogBytes}
-	res, err := r.cfg.Runner.RunShell(ctx, &scripts.ShellRun{
-		ScriptRun: scripts.ScriptRun{
-			Services: host.Services{Workspace: ws}, Args: []string{"/solution/solve.sh"},
-			Stdout: out, Stderr: out, Granted: scripts.ShellDeclares(),
-		},
-		WorkspaceAt: t.task.MountAt,
-		Mounts:      []sandbox.Mount{{HostDir: filepath.Dir(t.task.Solution), GuestPath: "/solution"}},
-	})
+	// Its exit status goes to agent.log; the verifier decides.
+	_, err := r.taskShell(ctx, t, ws, filepath.Join(dir, agentLogFile), "/solution/solve.sh",
+		sandbox.Mount{HostDir: filepath.Dir(t.task.Solution), GuestPath: "/solution"})
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return FailureAgentTimeout, fmt.Errorf("solve.sh did not finish within %s", t.task.AgentTimeout)
@@ -277,10 +267,32 @@ func (r *runner) runOracle(ctx context.Context, t trial, ws, dir string) (Failur
 	case err != nil:
 		return FailureUnknownAgentError, err
 	}
-	if res.ExitCode != 0 {
-		fmt.Fprintf(out, "\nsolve.sh: exit status %d\n", res.ExitCode) // the verifier decides
-	}
 	return FailureNone, nil
+}
+
+// taskShell runs a task's script (solve.sh, test.sh) in the sandboxed
+// shell over the trial's workspace, also at the task's mount point, with
+// the extra mounts given; its output, bounded, goes to logFile, and its
+// exit status is the file's last line when it is not 0.
+func (r *runner) taskShell(ctx context.Context, t trial, ws, logFile, script string, mounts ...sandbox.Mount) (*sandbox.Result, error) {
+	f, err := safefile.OpenAppend(logFile)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := &capped{w: f, n: maxLogBytes}
+	res, err := r.cfg.Runner.RunShell(ctx, &scripts.ShellRun{
+		ScriptRun: scripts.ScriptRun{
+			Services: host.Services{Workspace: ws}, Args: []string{script},
+			Stdout: out, Stderr: out, Granted: scripts.ShellDeclares(),
+		},
+		WorkspaceAt: t.task.MountAt,
+		Mounts:      mounts,
+	})
+	if err == nil && res.ExitCode != 0 {
+		fmt.Fprintf(f, "\n%s: exit status %d\n", path.Base(script), res.ExitCode)
+	}
+	return res, err
 }
 
 // usage collects what a session used: the tools whose calls returned a

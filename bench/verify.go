@@ -13,10 +13,7 @@ import (
 	"strings"
 
 	"github.com/skillrun/skillrun/agent"
-	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/sandbox"
-	"github.com/skillrun/skillrun/scripts"
 )
 
 // maxRewardFile bounds reward.txt and reward.json.
@@ -32,23 +29,9 @@ func (r *runner) verify(ctx context.Context, t trial, ws, dir string) (float64, 
 	ctx, cancel := context.WithTimeout(ctx, t.task.VerifierTimeout)
 	defer cancel()
 	logs := filepath.Join(dir, verifierDir)
-	outFile, err := safefile.OpenAppend(filepath.Join(logs, testOutputFile))
-	if err != nil {
-		return 0, FailureUnknownHarnessError, err
-	}
-	defer outFile.Close()
-	out := &capped{w: outFile, n: maxLogBytes}
-	res, err := r.cfg.Runner.RunShell(ctx, &scripts.ShellRun{
-		ScriptRun: scripts.ScriptRun{
-			Services: host.Services{Workspace: ws}, Args: []string{"/tests/test.sh"},
-			Stdout: out, Stderr: out, Granted: scripts.ShellDeclares(),
-		},
-		WorkspaceAt: t.task.MountAt,
-		Mounts: []sandbox.Mount{
-			{HostDir: filepath.Join(t.task.Dir, "tests"), GuestPath: "/tests"},
-			{HostDir: logs, GuestPath: "/logs/verifier", Writable: true, MaxBytes: maxLogBytes},
-		},
-	})
+	res, err := r.taskShell(ctx, t, ws, filepath.Join(logs, testOutputFile), "/tests/test.sh",
+		sandbox.Mount{HostDir: filepath.Join(t.task.Dir, "tests"), GuestPath: "/tests"},
+		sandbox.Mount{HostDir: logs, GuestPath: "/logs/verifier", Writable: true, MaxBytes: maxLogBytes})
 	switch {
 	case errors.Is(err, sandbox.ErrTimeout) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return 0, FailureTestTimeout, fmt.Errorf("tests/test.sh did not finish within %s", t.task.VerifierTimeout)

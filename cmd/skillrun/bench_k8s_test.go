@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,19 +69,7 @@ func TestK8sJobManifest(t *testing.T) {
 		code := run(local(c.Args, string(rune('0'+i))), strings.NewReader(""), &stdout, &stderr)
 		require.Equal(t, 0, code, "shard %d: %s", i, stderr.String())
 	}
-	var stdout, stderr bytes.Buffer
-	code := run(append(local(merge.Spec.Template.Spec.Containers[0].Args, ""), "--json"), strings.NewReader(""), &stdout, &stderr)
-	require.Equal(t, 0, code, stderr.String())
-	var merged struct {
-		Sets []struct {
-			Name   string `json:"plugin_set"`
-			Totals struct {
-				NTrials   int `json:"n_trials"`
-				NResolved int `json:"n_resolved"`
-			} `json:"totals"`
-		} `json:"sets"`
-	}
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &merged))
+	merged := runBenchJSON(t, local(merge.Spec.Template.Spec.Containers[0].Args, "")...)
 
 	// The same command without --shard, in one process.
 	whole := local(c.Args, "0")
@@ -97,19 +84,7 @@ func TestK8sJobManifest(t *testing.T) {
 			whole[i+1] = filepath.Join(results, "whole")
 		}
 	}
-	stdout.Reset()
-	code = run(append(whole, "--json"), strings.NewReader(""), &stdout, &stderr)
-	require.Equal(t, 0, code, stderr.String())
-	var want struct {
-		Sets []struct {
-			Name   string `json:"plugin_set"`
-			Totals struct {
-				NTrials   int `json:"n_trials"`
-				NResolved int `json:"n_resolved"`
-			} `json:"totals"`
-		} `json:"sets"`
-	}
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &want))
+	want := runBenchJSON(t, whole...)
 	require.Len(t, merged.Sets, 2)
 	assert.Equal(t, want.Sets, merged.Sets)
 	assert.Equal(t, 12, merged.Sets[0].Totals.NTrials, "6 tasks × 2 attempts")
