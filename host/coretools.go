@@ -77,11 +77,12 @@ const (
 )
 
 // CoreTools returns the core tools over the directory workspace:
-// workspace_read, workspace_write, workspace_list and workspace_search.
-// Each takes paths relative to the workspace. Each checks granted first
-// ([capabilities.Set.CheckRead], [capabilities.Set.CheckWrite]); a denial
-// is a result with IsError set whose content is the
-// [capabilities.DeniedError] text, naming the flag that would grant it.
+// workspace_read, workspace_write, workspace_edit, workspace_list,
+// workspace_search and workspace_glob. Each takes paths relative to the
+// workspace. Each checks granted first ([capabilities.Set.CheckRead],
+// [capabilities.Set.CheckWrite]); a denial is a result with IsError set
+// whose content is the [capabilities.DeniedError] text, naming the flag
+// that would grant it.
 //
 // The path is then resolved inside the grant that covers it, not inside
 // the workspace: with read granted on workspace/data only, the tools open
@@ -95,8 +96,9 @@ const (
 // result saying the folder is protected. Refusals of these kinds are
 // audited to the auditor of the call's context
 // ([audit.WithAuditor]). Sizes are bounded: 1 MiB read or written per
-// call, 1000 entries listed or matches found, 8 MiB of files scanned per
-// search.
+// call (an edited file too), 1000 entries listed or matches found, 8 MiB
+// of files scanned per search, 1000 entries visited and 100 files
+// returned per glob.
 //
 // The tools open workspace on each call, so they hold no open file between
 // calls. CoreTools returns an error if workspace is not a directory.
@@ -108,11 +110,13 @@ func CoreTools(workspace string, granted capabilities.Set, protected ...string) 
 const (
 	toolRead   = "workspace_read"
 	toolWrite  = "workspace_write"
+	toolEdit   = "workspace_edit"
 	toolList   = "workspace_list"
 	toolSearch = "workspace_search"
+	toolGlob   = "workspace_glob"
 )
 
-var workspaceToolNames = []string{toolRead, toolWrite, toolList, toolSearch}
+var workspaceToolNames = []string{toolRead, toolWrite, toolEdit, toolList, toolSearch, toolGlob}
 
 // IsWorkspaceTool reports whether name is one of the tools [CoreTools]
 // returns. Such a tool acts with the grant it was built over, so
@@ -134,8 +138,10 @@ func coreTools(workspace string, granted capabilities.Set, protected []string) (
 	return []Tool{
 		&coreTool{def(toolRead, "Read a text file in the workspace (at most 1 MiB; a longer file is truncated).", workspaceReadSchema, true), ws.read},
 		&coreTool{def(toolWrite, "Write a file in the workspace, replacing it if it exists (at most 1 MiB).", workspaceWriteSchema, false), ws.write},
+		&coreTool{def(toolEdit, "Replace an exact string in a text file of the workspace: old_string must occur exactly once, unless replace_all is set (files of at most 1 MiB).", workspaceEditSchema, false), ws.edit},
 		&coreTool{def(toolList, "List the entries of a directory in the workspace: one per line, directories ending in \"/\".", workspaceListSchema, true), ws.list},
 		&coreTool{def(toolSearch, "Search the lines of the files in the workspace for a regular expression; returns path:line: text for each match.", workspaceSearchSchema, true), ws.search},
+		&coreTool{def(toolGlob, "Find the files in the workspace whose paths match a glob pattern such as \"**/*.sql\"; returns their paths, newest first.", workspaceGlobSchema, true), ws.glob},
 	}, nil
 }
 
@@ -381,15 +387,17 @@ func (w *workspaceFS) write(ctx context.Context, input json.RawMessage) (*ToolRe
 			return fail(err)
 		}
 	}
-	if err := writeAtomic(root.Root, at, []byte(*in.Content)); err != nil {
+	if err := writeAtomic(root.Root, at, []byte(*in.Content), 0); err != nil {
 		return fail(err)
 	}
 	return &ToolResult{Content: fmt.Sprintf("wrote %d bytes to %s", len(*in.Content), name)}, nil
 }
 
 // writeAtomic writes data to a temporary file beside name and renames it
-// over name, so that a reader never sees a partial file.
-func writeAtomic(root *os.Root, name string, data []byte) error {
+// over name, so that a reader never sees a partial file. The file gets the
+// permission bits of perm exactly, or, if perm is 0, 0o644 less the umask,
+// as a file os.WriteFile creates.
+func writeAtomic(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	if fi, err := root.Lstat(name); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory", name)
 	}
@@ -406,7 +414,13 @@ func writeAtomic(root *os.Root, name string, data []byte) error {
 			return err
 		}
 	}
-	_, err := f.Write(data)
+	var err error
+	if perm != 0 {
+		err = f.Chmod(perm.Perm())
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -40,8 +40,10 @@
 //     [WithCaller] puts one in a context and [CallerFrom] reads it back.
 //
 // Core workspace tools:
-//   - [CoreTools]: workspace_read, workspace_write, workspace_list and
-//     workspace_search over a workspace folder, checked against a grant.
+//   - [CoreTools]: workspace_read, workspace_write, workspace_edit (exact
+//     string replacement, as Claude Code's Edit), workspace_list,
+//     workspace_search and workspace_glob (as Claude Code's Glob) over a
+//     workspace folder, checked against a grant.
 //   - [IsWorkspaceTool] reports whether a name is one of them.
 //
 // Disclosure tools:
