@@ -27,11 +27,11 @@ type CompareOptions struct {
 	// by two people, gives the same intervals.
 	Seed uint64
 	// SkillsLoaded are, by set name, the names of the skills the set's
-	// run loaded (see [ReadSkillsLoaded]). results.json records a set's
-	// skills only as its plugin-sets entries (paths, repositories, each
-	// maybe a folder of skills), while trials record skills by name;
-	// without these names a set's entries stand for the skills, named by
-	// their last path element.
+	// run loaded (RunConfig.SkillsLoaded, see [ReadRunConfig]).
+	// results.json records a set's skills only as its plugin-sets
+	// entries (paths, repositories, each maybe a folder of skills),
+	// while trials record skills by name; without these names a set's
+	// entries stand for the skills, named by their last path element.
 	SkillsLoaded map[string][]string
 }
 
@@ -109,8 +109,8 @@ type PairedStats struct {
 	// Difference is the mean over paired tasks of the treatment's
 	// success rate minus the baseline's, with a bootstrap interval over
 	// tasks; nil when no task is in both sets.
-	Difference *Interval `json:"difference"`
-	McNemar    McNemar   `json:"mcnemar"`
+	Difference *Interval  `json:"difference"`
+	McNemar    McNemar    `json:"mcnemar"`
 	Tasks      []TaskPair `json:"tasks"`
 	// OnlyBaseline and OnlyTreatment are tasks in one set but not the
 	// other, left out of the statistics.
@@ -148,14 +148,12 @@ type TaskPair struct {
 	Difference float64 `json:"difference"`
 }
 
-// ReadSkillsLoaded reads the names of the skills a set's run loaded, from
-// its folder's run_config.yaml, for [CompareOptions.SkillsLoaded].
-func ReadSkillsLoaded(dir string) ([]string, error) {
-	rc, err := readRunConfig(filepath.Join(dir, runConfigFile))
-	if err != nil {
-		return nil, err
-	}
-	return rc.SkillsLoaded, nil
+// ReadRunConfig reads a set folder's run_config.yaml. A comparison takes
+// from it what results.json does not hold: the names of the skills the
+// set's run loaded ([CompareOptions.SkillsLoaded]) and the order of the
+// run's sets.
+func ReadRunConfig(dir string) (RunConfig, error) {
+	return readRunConfig(filepath.Join(dir, runConfigFile))
 }
 
 // Compare compares sets, each a set's results.json, against the set

@@ -35,7 +35,7 @@ ADE-bench's experiment_sets/plugin-sets.yaml) over the same tasks (Harbor's
 task folders), each trial in skillrun's sandbox: the agent's tools, the
 skills' scripts and the task's verifier (tests/test.sh) all run there.`,
 	}
-	cmd.AddCommand(newBenchRunCmd())
+	cmd.AddCommand(newBenchRunCmd(), newBenchCompareCmd())
 	cmd.AddCommand(newBenchMergeCmd())
 	return cmd
 }
