@@ -25,7 +25,7 @@ func shardRun(t *testing.T, tasks []*Task, i, n, attempts int) []string {
 // TestMerge: the shards of a run merge into folders with the totals of
 // the unsharded run, trial for trial, every file valid.
 func TestMerge(t *testing.T) {
-	tasks := loadTasks(t, exampleTasks)
+	tasks := fewTasks(t)
 	whole := scriptedConfig(t, tasks, t.TempDir())
 	whole.Attempts = 2
 	want, err := Run(context.Background(), whole)
@@ -62,7 +62,7 @@ func TestMerge(t *testing.T) {
 
 // TestMergeRefuses: what cannot be one run is refused, with the reason.
 func TestMergeRefuses(t *testing.T) {
-	tasks := loadTasks(t, exampleTasks)
+	tasks := fewTasks(t)
 	var dirs []string
 	for i := range 2 {
 		dirs = append(dirs, shardRun(t, tasks, i, 2, 1)...)
@@ -80,9 +80,9 @@ func TestMergeRefuses(t *testing.T) {
 	require.ErrorContains(t, err, "not one sharding")
 
 	// A result edited by hand.
-	file := filepath.Join(dirs[0], "region-totals", "1", "result.json")
+	file := filepath.Join(dirs[0], "row-count", "1", "result.json")
 	if _, err := os.Stat(file); err != nil {
-		file = filepath.Join(dirs[2], "region-totals", "1", "result.json")
+		file = filepath.Join(dirs[2], "row-count", "1", "result.json")
 	}
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
