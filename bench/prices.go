@@ -45,7 +45,7 @@ func ParsePrices(data []byte, file string) (Prices, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&extra); err != nil {
-		return nil, fmt.Errorf("%s: a price table is {\"model\": {\"input\": USD per Mtok, \"output\": ..., \"cache_read\": ..., \"cache_write\": ...}}: %v", file, err)
+		return nil, fmt.Errorf("%s: a price table is {\"model\": {\"input\": USD per Mtok, \"output\": ..., \"cache_read\": ..., \"cache_write\": ...}}: %w", file, err)
 	}
 	out := Prices{}
 	for k, v := range DefaultPrices {

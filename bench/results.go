@@ -123,7 +123,7 @@ func readRunConfig(file string) (RunConfig, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&rc); err != nil {
-		return rc, fmt.Errorf("%s: %v", file, err)
+		return rc, fmt.Errorf("%s: %w", file, err)
 	}
 	if rc.Schema != SchemaVersion {
 		return rc, fmt.Errorf("%s: schema %q, not %q", file, rc.Schema, SchemaVersion)
@@ -216,7 +216,7 @@ func readTrialResult(file string) (*TrialResult, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tf); err != nil {
-		return nil, fmt.Errorf("%s: not a trial result: %v", file, err)
+		return nil, fmt.Errorf("%s: not a trial result: %w", file, err)
 	}
 	if tf.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%s: schema %q, not %q", file, tf.Schema, SchemaVersion)
@@ -272,7 +272,7 @@ func ReadResults(dir string) (*Results, error) {
 	}
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, resultsFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, resultsFile), err)
 	}
 	if r.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%s: schema %q, not %q", filepath.Join(dir, resultsFile), r.Schema, SchemaVersion)

@@ -35,7 +35,7 @@ func ResolveSkills(s *PluginSet, setsFile, reposDir string) ([]*skills.Skill, er
 	d := skills.Discover(roots, nil)
 	if len(d.Failed) > 0 {
 		f := d.Failed[0]
-		return nil, fmt.Errorf("plugin set %s: %s cannot be loaded: %v", s.Name, f.Dir, f.Problems)
+		return nil, fmt.Errorf("plugin set %s: %s cannot be loaded: %w", s.Name, f.Dir, f.Problems)
 	}
 	if len(d.Skills) == 0 {
 		return nil, fmt.Errorf("plugin set %s: no skill found in %s", s.Name, strings.Join(s.Skills, ", "))

@@ -101,7 +101,7 @@ func (r *runner) runTrial(ctx context.Context, t trial) (*TrialResult, error) {
 	if err != nil {
 		return finish(FailureSetupFailed, err)
 	}
-	defer os.RemoveAll(ws)
+	defer func() { _ = os.RemoveAll(ws) }()
 	if t.task.Workspace != "" {
 		if err := copyTree(ws, t.task.Workspace); err != nil {
 			return finish(FailureSetupFailed, fmt.Errorf("copying the workspace fixture: %w", err))

@@ -92,7 +92,7 @@ func readReward(logs string) (reward float64, found bool, err error) {
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
-		return 0, true, fmt.Errorf("the verifier's reward.json is not a JSON object: %v", err)
+		return 0, true, fmt.Errorf("the verifier's reward.json is not a JSON object: %w", err)
 	}
 	v, ok := m["reward"].(float64)
 	if !ok {

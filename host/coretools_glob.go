@@ -55,7 +55,7 @@ func parseGlob(pattern string) (dir string, rest globPattern, err error) {
 		}
 		e = shellClasses(e)
 		if _, err := path.Match(e, ""); err != nil {
-			return "", nil, fmt.Errorf("invalid pattern %q: %v", pattern, err)
+			return "", nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
 		}
 		elems = append(elems, e)
 	}
