@@ -37,9 +37,12 @@ type Config struct {
 	ProviderName string
 	Model        string
 	Limits       agent.Limits
-	Attempts     int
-	Parallel     int
-	Shard        Shard
+	// Retry is how a trial's session retries a failed model call (the
+	// zero value is agent.DefaultRetry).
+	Retry    agent.RetryPolicy
+	Attempts int
+	Parallel int
+	Shard    Shard
 	// Out is the experiments folder; the run writes
 	// Out/<RunID>__<set>/ for each set.
 	Out   string

@@ -187,7 +187,7 @@ func (r *runner) runAgent(ctx context.Context, t trial, ws, dir string, res *Tri
 		Shell: shellGrant, WorkspaceAt: t.task.MountAt,
 		Grant: func(skill string) capabilities.Set { return t.arm.grants[skill] },
 		Tools: tools, MCP: mcpCaller, Allow: t.arm.allow,
-		Limits: r.limits(t.task), Transcript: agent.NewTranscript(tf),
+		Limits: r.limits(t.task), Retry: r.cfg.Retry, Transcript: agent.NewTranscript(tf),
 		Observe: used.observe, Skipped: skipped,
 	}
 	out, err := sess.Run(ctx, r.prompt(t))
