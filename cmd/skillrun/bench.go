@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -90,7 +91,7 @@ error, 125 results could not be written, 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.sets, "plugin-set", nil, "a plugin set `NAME` to run (repeatable; default: every default set)")
+	fl.StringArrayVar(&f.sets, "plugin-set", nil, "plugin set `NAMES` to run, space- or comma-separated as ADE-bench takes them (repeatable; default: every default set)")
 	fl.StringVar(&f.setsFile, "sets", defaultSetsFile, "the plugin-sets `FILE` (ADE-bench's format)")
 	fl.StringVar(&f.provider, "provider", "", "scripted, anthropic or openai (default scripted; none for --agent oracle)")
 	fl.StringVar(&f.model, "model", "", "the `MODEL` (default: the provider's)")
@@ -132,7 +133,13 @@ func runBench(cmd *cobra.Command, f *benchRunFlags, args []string) error {
 		}
 		return usageErr("%v", err)
 	}
-	selected, err := sets.Select(f.sets, f.agent)
+	// ADE-bench takes the names space-separated in one value; each value
+	// may also hold several, separated by spaces or commas.
+	var names []string
+	for _, v := range f.sets {
+		names = append(names, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })...)
+	}
+	selected, err := sets.Select(names, f.agent)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -88,6 +88,21 @@ func TestBenchKillResume(t *testing.T) {
 	assert.Equal(t, trials-had, strings.Count("\n"+errOut.String(), "\n["), "only the trials not finished ran:\n%s", errOut.String())
 }
 
+// TestBenchPluginSetNames: --plugin-set takes names as ADE-bench does,
+// space-separated in one value, and also repeated or comma-separated.
+func TestBenchPluginSetNames(t *testing.T) {
+	for _, args := range [][]string{
+		{"--plugin-set", "example-skills no-plugins"},
+		{"--plugin-set", "example-skills,no-plugins"},
+		{"--plugin-set", "example-skills", "--plugin-set", "no-plugins"},
+	} {
+		got := runBenchJSON(t, append([]string{"bench", "run", benchTasks + "/row-count", "--sets", benchSets, "--out", t.TempDir()}, args...)...)
+		require.Len(t, got.Sets, 2, "%v", args)
+		assert.Equal(t, "example-skills", got.Sets[0].Name)
+		assert.Equal(t, "no-plugins", got.Sets[1].Name)
+	}
+}
+
 // TestBenchRunBadInput: every mistake fails before a trial runs, with
 // exit status 2 and a message saying what to do.
 func TestBenchRunBadInput(t *testing.T) {
