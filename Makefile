@@ -53,7 +53,7 @@ FUZZ_TARGETS := \
 	capabilities:FuzzParsePolicy capabilities:FuzzPolicyRoundTrip \
 	internal/abi:FuzzDecodeResponse internal/abi:FuzzDecodePayload \
 	host:FuzzDispatch host/mcp:FuzzParseConfig host/mcp:FuzzConfigRoundTrip \
-	agent:FuzzParsePlan agent:FuzzParseDefinition \
+	agent:FuzzParsePlan agent:FuzzParseDefinition mdskill:FuzzParse \
 	sandbox:FuzzRootFS sandbox:FuzzHostFunctions sandbox:FuzzReadSnapshot \
 	guest/interp/sh/internal/awk:FuzzAwk guest/interp/sh/internal/textcmd:FuzzSed \
 	guest/interp/sh/internal/textcmd:FuzzGrep guest/interp/sh/internal/builtin:FuzzPrintf \

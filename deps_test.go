@@ -27,6 +27,7 @@ var layers = map[string][]string{
 	"scripts":         {"sandbox", "host", "skills", "capabilities", "audit", "internal"},
 	"host":            {"skills", "capabilities", "audit", "internal"},
 	"skills":          {"capabilities", "internal"},
+	"mdskill":         {"skills", "capabilities", "internal"}, // the Markdown skill kinds' format
 	"capabilities":    {"internal"},
 	// The sandbox core stands alone (issue 12): no skills, no grants, no
 	// host; only the audit event types and the internal helpers below.
