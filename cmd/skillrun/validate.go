@@ -2,9 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/skillrun/skillrun/mdskill"
 
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"
@@ -55,6 +62,26 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 	code := exitOK
 	results := []validateResult{}
 	for _, arg := range args {
+		md, onlyMD, err := markdownSkills(arg)
+		for _, r := range md {
+			if !r.Valid {
+				code = max(code, exitInvalid)
+			}
+			results = append(results, r)
+			if !asJSON {
+				printValidateResult(stdout, stderr, r)
+			}
+		}
+		if err != nil || onlyMD {
+			if err != nil {
+				code = max(code, exitUsage)
+				results = append(results, validateResult{Path: arg, Error: err.Error(), Problems: skills.Problems{}})
+				if !asJSON {
+					fmt.Fprintf(stderr, "%s: %v\n", arg, err)
+				}
+			}
+			continue
+		}
 		paths, err := expandSkillPaths(arg)
 		if err != nil {
 			code = max(code, exitUsage)
@@ -87,17 +114,8 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 				r.Valid = true
 			}
 			results = append(results, r)
-			if asJSON {
-				continue
-			}
-			for _, pr := range r.Problems {
-				fmt.Fprintln(stderr, pr.Error())
-			}
-			switch {
-			case r.Error != "":
-				fmt.Fprintf(stderr, "%s: %s\n", termsafe.String(p), termsafe.String(r.Error))
-			case r.Valid:
-				fmt.Fprintf(stdout, "valid: %s (%s)\n", termsafe.String(p), termsafe.String(r.Name))
+			if !asJSON {
+				printValidateResult(stdout, stderr, r)
 			}
 		}
 	}
@@ -110,6 +128,67 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+func printValidateResult(stdout, stderr io.Writer, r validateResult) {
+	for _, pr := range r.Problems {
+		fmt.Fprintln(stderr, pr.Error())
+	}
+	switch {
+	case r.Error != "":
+		fmt.Fprintf(stderr, "%s: %s\n", termsafe.String(r.Path), termsafe.String(r.Error))
+	case r.Valid:
+		fmt.Fprintf(stdout, "valid: %s (%s)\n", termsafe.String(r.Path), termsafe.String(r.Name))
+	}
+}
+
+// markdownSkills validates the Markdown skills (AchillesAgentLib's
+// .AchillesSkills/<name>.<kind>.md) arg names: arg itself when it is one
+// such file, or those of its .AchillesSkills folder. onlyMD says arg holds
+// nothing else to validate: a Markdown skill file, a .AchillesSkills
+// folder, or a folder with Markdown skills and no SKILL.md skill.
+func markdownSkills(arg string) (results []validateResult, onlyMD bool, err error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return nil, false, nil // expandSkillPaths reports it
+	}
+	one := func(s *mdskill.Skill, file string, ps skills.Problems) validateResult {
+		r := validateResult{Path: file, Valid: ps.Errors() == nil, Problems: append(skills.Problems{}, ps...)}
+		if s != nil {
+			r.Name = s.ToolName()
+		}
+		return r
+	}
+	base := filepath.Base(filepath.Clean(arg))
+	if !fi.IsDir() {
+		if base == "SKILL.md" || !strings.HasSuffix(base, ".md") || !strings.Contains(strings.TrimSuffix(base, ".md"), ".") {
+			return nil, false, nil
+		}
+		s, ps := mdskill.Load(arg)
+		return []validateResult{one(s, arg, ps)}, true, nil
+	}
+	files, err := mdskill.Files(arg)
+	if err != nil {
+		return nil, true, err
+	}
+	if len(files) == 0 {
+		return nil, base == mdskill.Folder, nil
+	}
+	list, ps := mdskill.LoadDir(arg)
+	byFile := map[string]*mdskill.Skill{}
+	for _, s := range list {
+		byFile[s.File] = s
+	}
+	for _, f := range files {
+		var mine skills.Problems
+		for _, p := range ps {
+			if p.File == f {
+				mine = append(mine, p)
+			}
+		}
+		results = append(results, one(byFile[f], f, mine))
+	}
+	return results, base == mdskill.Folder || len(skills.FindSkills(arg).Paths) == 0, nil
 }
 
 // expandSkillPaths turns a PATH argument into skill paths: the path itself
