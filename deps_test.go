@@ -28,6 +28,7 @@ var layers = map[string][]string{
 	"host":            {"skills", "capabilities", "audit", "internal"},
 	"skills":          {"capabilities", "internal"},
 	"mdskill":         {"skills", "capabilities", "internal"}, // the Markdown skill kinds' format
+	"mdskill/run":     {"mdskill", "agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"capabilities":    {"internal"},
 	// The sandbox core stands alone (issue 12): no skills, no grants, no
 	// host; only the audit event types and the internal helpers below.

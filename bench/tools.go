@@ -61,7 +61,7 @@ func ToolFilter(allowed []string) (allow func(host.ToolDef) bool, notes []string
 		globs = append(globs, a)
 	}
 	return func(d host.ToolDef) bool {
-		if names[d.Name] || skills && d.Source == host.SourceSkill {
+		if names[d.Name] || skills && (d.Source == host.SourceSkill || d.Source == host.SourceMarkdown) {
 			return true
 		}
 		for _, g := range globs {

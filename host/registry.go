@@ -35,7 +35,15 @@ const (
 	SourceCore  = "core"
 	SourceSkill = "skill"
 	SourceMCP   = "mcp"
+	// SourceMarkdown is a Markdown skill (AchillesAgentLib's
+	// .AchillesSkills kinds), served as skill_<name> as that format
+	// names it.
+	SourceMarkdown = "mdskill"
 )
+
+// reservedSkillTools are the core tools a Markdown skill's name could
+// spell (a skill named "search" would be skill_search).
+var reservedSkillTools = []string{ToolSkillSearch, ToolSkillActivate, ToolSkillRead, "skill_run"}
 
 // ErrUnknownTool is wrapped by the error [Registry.Call] returns for a
 // name no tool has.
@@ -63,7 +71,9 @@ var validToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 //   - a core tool's name holds no "__";
 //   - any other tool's name holds "__", and only an "mcp" tool's name
 //     starts with "mcp__";
-//   - a "skill" tool with a Plugin starts with [SkillToolName](Plugin, "").
+//   - a "skill" tool with a Plugin starts with [SkillToolName](Plugin, "");
+//   - a Markdown skill ([SourceMarkdown]) is skill_<name>, the format's
+//     own name, never one of the disclosure tools' names.
 //
 // A Registry is safe for concurrent use. Tools are called without a lock
 // held, so a slow tool blocks nobody and may itself use the registry.
@@ -137,6 +147,15 @@ func checkToolName(d ToolDef) error {
 		return bad(`the definition has no source ("core", "skill", "mcp", ...)`)
 	}
 	namespaced := strings.Contains(d.Name, "__")
+	if d.Source == SourceMarkdown {
+		switch {
+		case !strings.HasPrefix(d.Name, "skill_") || namespaced:
+			return bad(`a Markdown skill's tool is skill_<name>, with no "__"`)
+		case slices.Contains(reservedSkillTools, d.Name):
+			return bad("the name is a core tool's")
+		}
+		return nil
+	}
 	switch {
 	case d.Source == SourceCore && namespaced:
 		return bad(`core tool names hold no "__"`)

@@ -1,0 +1,166 @@
+// Package run runs the Markdown skill kinds (package mdskill) as tools:
+// each skill is the tool skill_<name>, and a call runs it by its kind.
+//
+//   - skill: one model call with the system prompt and the input.
+//   - iskill: a conversation kept across calls by conversation_id,
+//     bounded in turns and number, expiring when idle.
+//   - cgskill: the model writes JavaScript for the input; the code runs
+//     in the JS sandbox with nothing granted but its own file, and the
+//     result is what it returns or prints.
+//   - mskill: the declared steps, in order, over the tools it lists,
+//     templates expanded once; a failing step ends the run with the
+//     partial results and the step named.
+//   - oskill: the same over other skills (skill_<name>, <skill>__<script>),
+//     nested no deeper than host.DefaultMaxDepth, never calling itself.
+//
+// The tskill kind (table operations on a workspace database) is not run
+// yet: its tool says so.
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/skillrun/skillrun/agent"
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/scripts"
+)
+
+// A Runner runs Markdown skills. Set the fields, then make each skill's
+// tool with Tool. A Runner is safe for concurrent use.
+type Runner struct {
+	// Provider returns the model for a skill's configured model name
+	// ("" for the skill that names none).
+	Provider func(model string) (agent.Provider, error)
+	// Tools serve the steps of mskills and oskills (the registry the
+	// skills are served from, so an oskill reaches the other skills).
+	Tools host.ToolCaller
+	// Scripts runs the code a cgskill's model writes (nil: cgskills fail).
+	Scripts *scripts.Runner
+	// Timeout bounds one call of a skill, model calls included (0: 5m).
+	Timeout time.Duration
+
+	conversations conversations
+}
+
+// Tool returns the tool skill_<name> that runs s.
+func (r *Runner) Tool(s *mdskill.Skill) host.Tool {
+	schema := s.InputSchema()
+	desc := s.Description
+	if s.Kind == mdskill.KindInteractive {
+		schema = withConversationID(schema)
+		desc += " Continue a conversation by passing the conversation_id a reply gave."
+	}
+	return &tool{r: r, s: s, def: host.ToolDef{Name: s.ToolName(), Description: desc, InputSchema: schema,
+		Source: host.SourceMarkdown, Plugin: s.Name}}
+}
+
+type tool struct {
+	r   *Runner
+	s   *mdskill.Skill
+	def host.ToolDef
+}
+
+func (t *tool) Definition() host.ToolDef { return t.def }
+
+func (t *tool) Call(ctx context.Context, input json.RawMessage) (*host.ToolResult, error) {
+	timeout := t.r.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var in map[string]any
+	if len(input) > 0 && string(input) != "null" {
+		if err := json.Unmarshal(input, &in); err != nil {
+			return host.ErrorResult(fmt.Sprintf("%s: input is not a JSON object: %v", t.def.Name, err)), nil
+		}
+	}
+	if in == nil {
+		in = map[string]any{}
+	}
+	ctx, err := enter(ctx, t.s.Name)
+	if err != nil {
+		return host.ErrorResult(fmt.Sprintf("%s: %v", t.def.Name, err)), nil
+	}
+	var res *host.ToolResult
+	switch t.s.Kind {
+	case mdskill.KindSkill:
+		res, err = t.r.once(ctx, t.s, in)
+	case mdskill.KindInteractive:
+		res, err = t.r.converse(ctx, t.s, in)
+	case mdskill.KindCodeGen:
+		res, err = t.r.codegen(ctx, t.s, in)
+	case mdskill.KindMCP, mdskill.KindOrchestrator:
+		res, err = t.r.steps(ctx, t.s, in)
+	default:
+		return host.ErrorResult(fmt.Sprintf("%s: skillrun does not run %s skills yet", t.def.Name, t.s.Kind)), nil
+	}
+	if err != nil && ctx.Err() == nil {
+		// A failure of the model's service or the sandbox is the tool's
+		// failure, shown to the caller; only cancellation is the host's.
+		return host.ErrorResult(fmt.Sprintf("%s: %v", t.def.Name, err)), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.def.Name, err)
+	}
+	return res, nil
+}
+
+// stackKey carries the Markdown skills a call is inside of.
+type stackKey struct{}
+
+// enter records that ctx is now inside skill name, refusing a skill that
+// is already running in this chain (an oskill calling itself, directly or
+// through others) and a chain deeper than host.DefaultMaxDepth.
+func enter(ctx context.Context, name string) (context.Context, error) {
+	stack, _ := ctx.Value(stackKey{}).([]string)
+	for _, s := range stack {
+		if s == name {
+			return nil, fmt.Errorf("%s calls itself (%s → %s)", name, strings.Join(stack, " → "), name)
+		}
+	}
+	if len(stack) >= host.DefaultMaxDepth {
+		return nil, fmt.Errorf("skills nest deeper than %d (%s → %s)", host.DefaultMaxDepth, strings.Join(stack, " → "), name)
+	}
+	next := append(append([]string{}, stack...), name)
+	return context.WithValue(ctx, stackKey{}, next), nil
+}
+
+// formatInput is how a skill's input reaches the model: its JSON.
+func formatInput(in map[string]any) string {
+	b, _ := json.MarshalIndent(in, "", "  ")
+	return string(b)
+}
+
+// complete makes one model call for s.
+func (r *Runner) complete(ctx context.Context, s *mdskill.Skill, msgs []agent.Message) (*agent.Response, error) {
+	if r.Provider == nil {
+		return nil, errors.New("no model provider is configured")
+	}
+	p, err := r.Provider(s.Config.Model)
+	if err != nil {
+		return nil, err
+	}
+	return p.Complete(ctx, &agent.Request{Model: s.Config.Model, System: s.SystemPrompt, Messages: msgs,
+		MaxTokens: s.Config.MaxTokens, Temperature: s.Config.Temperature})
+}
+
+// once is the skill kind: one call, the reply's text and usage.
+func (r *Runner) once(ctx context.Context, s *mdskill.Skill, in map[string]any) (*host.ToolResult, error) {
+	resp, err := r.complete(ctx, s, []agent.Message{{Role: agent.RoleUser, Text: formatInput(in)}})
+	if err != nil {
+		return nil, err
+	}
+	return textResult(resp.Message.Text, map[string]any{"text": resp.Message.Text, "usage": resp.Usage}), nil
+}
+
+func textResult(text string, structured any) *host.ToolResult {
+	b, _ := json.Marshal(structured)
+	return &host.ToolResult{Content: text, Structured: b}
+}
