@@ -268,7 +268,7 @@ func TestCompareExampleRun(t *testing.T) {
 	assert.Equal(t, McNemar{NPairs: 6, B: 0, C: 3, P: 0.25}, p.McNemar)
 	u := c.Sets[1].Skills
 	assert.True(t, u.Activated)
-	assert.Equal(t, []string{"js-csv-report", "py-csv-report", "todo-report"}, u.Loaded)
+	assert.Equal(t, []string{"js-csv-report", "py-csv-report", "todo-py"}, u.Loaded)
 	assert.Empty(t, u.NeverUsed, "%+v", u)
 }
 

@@ -99,7 +99,7 @@ func testCompareNumbers(t *testing.T, out string) {
 	assert.InDelta(t, 0.25, p.McNemar.P, 1e-12)
 	skills := c.Sets[1].Skills
 	assert.True(t, skills.Activated)
-	assert.Equal(t, []string{"js-csv-report", "py-csv-report", "todo-report"}, skills.Loaded, "the names from run_config.yaml")
+	assert.Equal(t, []string{"js-csv-report", "py-csv-report", "todo-py"}, skills.Loaded, "the names from run_config.yaml")
 	assert.Empty(t, skills.NeverUsed)
 
 	for _, args := range [][]string{
