@@ -29,9 +29,9 @@ func TestLoadModels(t *testing.T) {
 	assert.Empty(t, none)
 
 	for body, want := range map[string]string{
-		`{"x": {"provider": "gemini", "model": "m"}}`:                     `unknown provider "gemini"`,
-		`{"x": {"provider": "openai", "model": "m", "key": "k"}}`:         "unknown field",
-		`{"x": {"provider": "scripted", "model": "m", "plan": "../p"}}`:   "not a file of the folder",
+		`{"x": {"provider": "gemini", "model": "m"}}`:                   `unknown provider "gemini"`,
+		`{"x": {"provider": "openai", "model": "m", "key": "k"}}`:       "unknown field",
+		`{"x": {"provider": "scripted", "model": "m", "plan": "../p"}}`: "not a file of the folder",
 		`[1]`: "cannot unmarshal",
 	} {
 		_, err := LoadModels(writeModels(t, body))

@@ -3,6 +3,7 @@ package mdskill
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -287,7 +288,7 @@ func (p *parser) config(sec *section) Config {
 
 // jsonErrLine is the line (0-based) of a JSON syntax error in body.
 func jsonErrLine(body string, err error) int {
-	if se, ok := err.(*json.SyntaxError); ok && se.Offset > 0 && int(se.Offset) <= len(body) {
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok && se.Offset > 0 && int(se.Offset) <= len(body) {
 		return strings.Count(body[:se.Offset-1], "\n")
 	}
 	return 0

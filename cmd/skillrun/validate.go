@@ -150,7 +150,7 @@ func printValidateResult(stdout, stderr io.Writer, r validateResult) {
 func markdownSkills(arg string) (results []validateResult, onlyMD bool, err error) {
 	fi, err := os.Stat(arg)
 	if err != nil {
-		return nil, false, nil // expandSkillPaths reports it
+		return nil, false, nil //nolint:nilerr // expandSkillPaths reports it
 	}
 	one := func(s *mdskill.Skill, file string, ps skills.Problems) validateResult {
 		r := validateResult{Path: file, Valid: ps.Errors() == nil, Problems: append(skills.Problems{}, ps...)}
