@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -216,4 +217,26 @@ func TestTableKindNotYet(t *testing.T) {
 	res := call(t, newRunner(t, &replies{}).Tool(s), `{}`)
 	assert.True(t, res.IsError)
 	assert.True(t, strings.Contains(res.Content, "does not run tskill skills yet"))
+}
+
+// TestOrchestrationDepth: oskills that chain each other stop at
+// host.DefaultMaxDepth, with the chain named.
+func TestOrchestrationDepth(t *testing.T) {
+	r := newRunner(t, &replies{})
+	reg := host.NewRegistry()
+	r.Tools = reg
+	var first host.Tool
+	for i := range host.DefaultMaxDepth + 1 {
+		src := fmt.Sprintf("# o%d\n\nChains.\n\n## Orchestration\n```yaml\nsteps:\n  - tool: skill_o%d\n```\n", i, i+1)
+		s, problems := mdskill.Parse([]byte(src), fmt.Sprintf("o%d.oskill.md", i))
+		require.Empty(t, problems)
+		tl := r.Tool(s)
+		require.NoError(t, reg.Add(tl))
+		if i == 0 {
+			first = tl
+		}
+	}
+	res := call(t, first, `{}`)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, fmt.Sprintf("skills nest deeper than %d (o0 → o1 → o2 → o3 → o4)", host.DefaultMaxDepth))
 }
