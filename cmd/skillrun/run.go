@@ -115,12 +115,17 @@ a value, only that part of it, in skill.toml's words:
 skillrun asks before granting what is missing; elsewhere it denies and names
 the flag to add. Arguments after -- go to the script.
 
+A Markdown skill file (.AchillesSkills/<name>.<kind>.md) runs as its kind
+with --input as its parameters; its result goes to stdout, and a failure
+is exit status 1.
+
 Exit status: the script's own, or 2 usage error, 124 timeout, 125 sandbox or
 host error (trap, memory or output limit), 126 a capability the script needs
 was not granted.`,
 		Example: `  skillrun run examples/csv-stats:stats --workspace examples/workspace -A -- sales.csv
   skillrun run ./pdf-skill:scripts/fill_form.py --workspace . -A -- input.pdf
-  skillrun run examples/word-count --allow-read=workspace --workspace . -- README.md`,
+  skillrun run examples/word-count --allow-read=workspace --workspace . -- README.md
+  skillrun run examples/achilles/.AchillesSkills/csv-total.cgskill.md --input '{"csv": "a\n1\n2", "column": "a"}'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScript(cmd, &f, args[0], args[1:])
@@ -149,6 +154,9 @@ func splitTarget(arg string) (path, script string) {
 
 func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []string) error {
 	stderr := cmd.ErrOrStderr()
+	if isMarkdownSkillFile(target) {
+		return runMarkdownSkill(cmd, f, target)
+	}
 	dir, scriptName := splitTarget(target)
 	s, err := skills.Load(dir, nil)
 	if le, ok := errors.AsType[*skills.LoadError](err); ok {
