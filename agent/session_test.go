@@ -951,3 +951,40 @@ func TestTranscriptTwoRuns(t *testing.T) {
 	assert.Len(t, ofType(events, agent.EventSessionStart), 2)
 	assert.Len(t, ofType(events, agent.EventSessionEnd), 2)
 }
+
+// mdTool is a Markdown skill's tool (skill_<name>).
+type mdTool struct{ name, desc string }
+
+func (m *mdTool) Definition() host.ToolDef {
+	return host.ToolDef{Name: m.name, Description: m.desc, Source: host.SourceMarkdown, Plugin: strings.TrimPrefix(m.name, "skill_")}
+}
+func (m *mdTool) Call(context.Context, json.RawMessage) (*host.ToolResult, error) {
+	return &host.ToolResult{Content: "done: " + m.desc}, nil
+}
+
+// TestSessionMarkdownSkillsDeferred: Markdown skills are offered like
+// scripts: not at first, found by tool_search, callable when in scope.
+func TestSessionMarkdownSkillsDeferred(t *testing.T) {
+	var reqs []*agent.Request
+	p := plan(t, `
+[[turn]]
+[[turn.call]]
+tool = "tool_search"
+input = { query = "summarise a text" }
+[[turn]]
+expect = ["skill_summarize"]
+[[turn.call]]
+tool = "skill_summarize"
+input = {}
+[[turn]]
+expect = ["done: Summarise a text"]
+text = "ok"
+`)
+	sess := &agent.Session{Provider: recording(agent.NewScripted(p), &reqs),
+		Tools: toolsOf(t, &mdTool{name: "skill_summarize", desc: "Summarise a text in sentences."})}
+	res, err := sess.Run(context.Background(), "x")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v", res.Err)
+	assert.Equal(t, []string{"tool_search"}, toolNames(reqs[0].Tools), "deferred at first")
+	assert.Contains(t, toolNames(reqs[2].Tools), "skill_summarize", "offered once found")
+}

@@ -180,6 +180,10 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		mcpCaller = bridge
 	}
 
+	// Markdown skills (.AchillesSkills) of the skill folders, as
+	// skill_<name>, deferred like scripts.
+	registerMarkdownSkills(rt, tools, core, found.roots, stderr)
+
 	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
 	if err != nil {
 		return usageErr("--audit: %v", err)
