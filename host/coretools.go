@@ -349,39 +349,14 @@ func (w *workspaceFS) write(ctx context.Context, input json.RawMessage) (*ToolRe
 	if len(*in.Content) > maxWriteSize {
 		return ErrorResult(fmt.Sprintf("%s: content is %d bytes, over the %d-byte limit", tool, len(*in.Content), maxWriteSize)), nil
 	}
-	name, cp, err := resolveWorkspacePath(in.Path)
-	if err != nil {
-		return coreErrResult(tool, err), nil
-	}
-	if name == "." {
-		return ErrorResult(tool + ": path names the workspace itself; give a file path"), nil
-	}
-	if err := w.granted.CheckWrite(cp); err != nil {
-		return ErrorResult(err.Error()), nil
-	}
-	fail := func(err error) (*ToolResult, error) {
-		auditDenied(ctx, "write", cp, err)
-		return coreErrResult(tool, err), nil
-	}
-	root, err := w.openGrant(cp, true)
-	if err != nil {
-		return fail(err)
-	}
-	defer root.Close()
-	guard, err := fsguard.New(root.Root, filepath.Join(w.dir, filepath.FromSlash(root.sub)), w.protected)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
-	}
 	// The file is replaced by a rename, which never follows a symlink in
 	// the last element; its folder is resolved (and checked) by the guard.
-	at, err := guard.Check(root.Root, root.name, false)
-	if err != nil {
-		var pe *fsguard.ProtectedError
-		if errors.As(err, &pe) {
-			pe.Path = name
-		}
-		return fail(err)
+	t, res, err := w.writeTarget(ctx, tool, in.Path, false)
+	if t == nil {
+		return res, err
 	}
+	defer t.root.Close()
+	root, at, name, fail := t.root, t.at, t.name, t.fail
 	if dir := path.Dir(at); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return fail(err)
@@ -391,6 +366,58 @@ func (w *workspaceFS) write(ctx context.Context, input json.RawMessage) (*ToolRe
 		return fail(err)
 	}
 	return &ToolResult{Content: fmt.Sprintf("wrote %d bytes to %s", len(*in.Content), name)}, nil
+}
+
+// A writeTarget is a workspace file a tool may change: the root of the
+// write grant that covers it (the caller closes it), its path in that
+// root as the guard resolved it, its name as the caller gave it, and
+// fail, which audits a denial and makes the tool's answer.
+type writeTarget struct {
+	root     *grantRoot
+	at, name string
+	fail     func(error) (*ToolResult, error)
+}
+
+// writeTarget checks that the workspace path p may be written (the write
+// grant, inside the grant's root, not a protected folder), following a
+// symlink in its last element when followLast. A nil target comes with
+// the tool's answer (the caller's mistake or a denial, audited) or an
+// error of the host.
+func (w *workspaceFS) writeTarget(ctx context.Context, tool, p string, followLast bool) (*writeTarget, *ToolResult, error) {
+	name, cp, err := resolveWorkspacePath(p)
+	if err != nil {
+		return nil, coreErrResult(tool, err), nil
+	}
+	if name == "." {
+		return nil, ErrorResult(tool + ": path names the workspace itself; give a file path"), nil
+	}
+	if err := w.granted.CheckWrite(cp); err != nil {
+		return nil, ErrorResult(err.Error()), nil
+	}
+	fail := func(err error) (*ToolResult, error) {
+		auditDenied(ctx, "write", cp, err)
+		return coreErrResult(tool, err), nil
+	}
+	root, err := w.openGrant(cp, true)
+	if err != nil {
+		res, _ := fail(err)
+		return nil, res, nil
+	}
+	guard, err := fsguard.New(root.Root, filepath.Join(w.dir, filepath.FromSlash(root.sub)), w.protected)
+	if err != nil {
+		root.Close()
+		return nil, nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	at, err := guard.Check(root.Root, root.name, followLast)
+	if err != nil {
+		if pe, ok := errors.AsType[*fsguard.ProtectedError](err); ok {
+			pe.Path = name
+		}
+		root.Close()
+		res, _ := fail(err)
+		return nil, res, nil
+	}
+	return &writeTarget{root: root, at: at, name: name, fail: fail}, nil, nil
 }
 
 // writeAtomic writes data to a temporary file beside name and renames it

@@ -3,11 +3,9 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/skillrun/skillrun/internal/fsguard"
@@ -66,36 +64,12 @@ func (w *workspaceFS) edit(ctx context.Context, input json.RawMessage) (*ToolRes
 	if res := in.check(tool); res != nil {
 		return res, nil
 	}
-	name, cp, err := resolveWorkspacePath(in.Path)
-	if err != nil {
-		return coreErrResult(tool, err), nil
+	t, res, err := w.writeTarget(ctx, tool, in.Path, true)
+	if t == nil {
+		return res, err
 	}
-	if name == "." {
-		return ErrorResult(tool + ": path names the workspace itself; give a file path"), nil
-	}
-	if err := w.granted.CheckWrite(cp); err != nil {
-		return ErrorResult(err.Error()), nil
-	}
-	fail := func(err error) (*ToolResult, error) {
-		auditDenied(ctx, "write", cp, err)
-		return coreErrResult(tool, err), nil
-	}
-	root, err := w.openGrant(cp, true)
-	if err != nil {
-		return fail(err)
-	}
-	defer root.Close()
-	guard, err := fsguard.New(root.Root, filepath.Join(w.dir, filepath.FromSlash(root.sub)), w.protected)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
-	}
-	at, err := guard.Check(root.Root, root.name, true)
-	if err != nil {
-		if pe, ok := errors.AsType[*fsguard.ProtectedError](err); ok {
-			pe.Path = name
-		}
-		return fail(err)
-	}
+	defer t.root.Close()
+	root, at, name, fail := t.root, t.at, t.name, t.fail
 	content, perm, res, err := readForEdit(root.Root, at, name)
 	if res != nil || err != nil {
 		if err != nil {
