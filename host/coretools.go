@@ -287,17 +287,9 @@ func (w *workspaceFS) openForRead(ctx context.Context, tool string, input json.R
 	if res := decodeCoreInput(tool, input, &in); res != nil {
 		return "", nil, nil, res, nil
 	}
-	_, cp, err := resolveWorkspacePath(in.Path)
-	if err != nil {
-		return "", nil, nil, coreErrResult(tool, err), nil
-	}
-	if err := w.granted.CheckRead(cp); err != nil {
-		return "", nil, nil, ErrorResult(err.Error()), nil
-	}
-	root, err := w.openGrant(cp, false)
-	if err != nil {
-		auditDenied(ctx, "read", cp, err)
-		return "", nil, nil, coreErrResult(tool, err), nil
+	_, cp, root, res := w.readRoot(ctx, tool, in.Path)
+	if root == nil {
+		return "", nil, nil, res, nil
 	}
 	f, err := fsguard.OpenFile(root.Root, root.name, os.O_RDONLY, 0)
 	if err != nil {
@@ -366,6 +358,26 @@ func (w *workspaceFS) write(ctx context.Context, input json.RawMessage) (*ToolRe
 		return fail(err)
 	}
 	return &ToolResult{Content: fmt.Sprintf("wrote %d bytes to %s", len(*in.Content), name)}, nil
+}
+
+// readRoot checks that the workspace path p may be read and opens the
+// root of the read grant that covers it (the caller closes it). A nil
+// root comes with the tool's answer: the caller's mistake, or a denial,
+// audited.
+func (w *workspaceFS) readRoot(ctx context.Context, tool, p string) (name string, cp capabilities.Path, root *grantRoot, res *ToolResult) {
+	name, cp, err := resolveWorkspacePath(p)
+	if err != nil {
+		return "", cp, nil, coreErrResult(tool, err)
+	}
+	if err := w.granted.CheckRead(cp); err != nil {
+		return "", cp, nil, ErrorResult(err.Error())
+	}
+	root, err = w.openGrant(cp, false)
+	if err != nil {
+		auditDenied(ctx, "read", cp, err)
+		return "", cp, nil, coreErrResult(tool, err)
+	}
+	return name, cp, root, nil
 }
 
 // A writeTarget is a workspace file a tool may change: the root of the
@@ -529,17 +541,9 @@ func (w *workspaceFS) search(ctx context.Context, input json.RawMessage) (*ToolR
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("%s: invalid pattern: %v", tool, err)), nil
 	}
-	_, cp, err := resolveWorkspacePath(in.Path)
-	if err != nil {
-		return coreErrResult(tool, err), nil
-	}
-	if err := w.granted.CheckRead(cp); err != nil {
-		return ErrorResult(err.Error()), nil
-	}
-	root, err := w.openGrant(cp, false)
-	if err != nil {
-		auditDenied(ctx, "read", cp, err)
-		return coreErrResult(tool, err), nil
+	_, cp, root, res := w.readRoot(ctx, tool, in.Path)
+	if root == nil {
+		return res, nil
 	}
 	defer root.Close()
 	name := root.name

@@ -257,17 +257,9 @@ func (w *workspaceFS) glob(ctx context.Context, input json.RawMessage) (*ToolRes
 	if strings.HasPrefix(in.Path, "/") {
 		return coreErrResult(tool, fmt.Errorf("path %q is absolute; give a folder relative to the workspace", in.Path)), nil
 	}
-	dir, cp, err := resolveWorkspacePath(path.Join(in.Path, lit))
-	if err != nil {
-		return coreErrResult(tool, err), nil
-	}
-	if err := w.granted.CheckRead(cp); err != nil {
-		return ErrorResult(err.Error()), nil
-	}
-	root, err := w.openGrant(cp, false)
-	if err != nil {
-		auditDenied(ctx, "read", cp, err)
-		return coreErrResult(tool, err), nil
+	dir, cp, root, res := w.readRoot(ctx, tool, path.Join(in.Path, lit))
+	if root == nil {
+		return res, nil
 	}
 	defer root.Close()
 	fi, err := root.Stat(root.name)
