@@ -69,14 +69,16 @@ func landlockRestrict(ro, rw []string) error {
 	if err != nil {
 		return err
 	}
-	attr := unix.LandlockRulesetAttr{Access_fs: handledFS(abi), Access_net: llNetTCP}
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: handledFS(abi), Handled_access_net: llNetTCP}
 	if abi >= 10 {
-		attr.Access_net |= llNetUDP
+		attr.Handled_access_net |= llNetUDP
 	}
 	if abi >= 6 {
 		attr.Scoped = llScopeAll
 	}
-	size := unsafe.Sizeof(attr)
+	// The kernel takes the fields it knows, in order: the handled access
+	// rights, and from ABI 6 the scopes (the quiet fields are newer still).
+	size := unsafe.Offsetof(attr.Scoped) + unsafe.Sizeof(attr.Scoped)
 	if abi < 6 {
 		size = unsafe.Offsetof(attr.Scoped) // older kernels know only the first two fields
 	}
@@ -91,7 +93,7 @@ func landlockRestrict(ro, rw []string) error {
 		}
 	}
 	for _, p := range rw {
-		if err := addPathRule(int(fd), p, attr.Access_fs); err != nil {
+		if err := addPathRule(int(fd), p, attr.Handled_access_fs); err != nil {
 			return err
 		}
 	}
