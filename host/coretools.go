@@ -124,14 +124,10 @@ var workspaceToolNames = []string{toolRead, toolWrite, toolEdit, toolList, toolS
 func IsWorkspaceTool(name string) bool { return slices.Contains(workspaceToolNames, name) }
 
 func coreTools(workspace string, granted capabilities.Set, protected []string) ([]Tool, error) {
-	fi, err := os.Stat(workspace)
+	ws, err := newWorkspaceFS(workspace, granted, protected)
 	if err != nil {
-		return nil, fmt.Errorf("host: workspace: %w", err)
+		return nil, err
 	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("host: workspace %s is not a directory", workspace)
-	}
-	ws := &workspaceFS{dir: workspace, granted: granted, protected: protected}
 	def := func(name, desc, schema string, parallel bool) ToolDef {
 		return ToolDef{Name: name, Description: desc, InputSchema: json.RawMessage(schema), Source: SourceCore, Parallel: parallel}
 	}
@@ -166,6 +162,18 @@ type workspaceFS struct {
 	dir       string
 	granted   capabilities.Set
 	protected []string // host folders no tool may change (fsguard.Guard)
+}
+
+// newWorkspaceFS checks that workspace is a directory.
+func newWorkspaceFS(workspace string, granted capabilities.Set, protected []string) (*workspaceFS, error) {
+	fi, err := os.Stat(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("host: workspace: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("host: workspace %s is not a directory", workspace)
+	}
+	return &workspaceFS{dir: workspace, granted: granted, protected: protected}, nil
 }
 
 // coreErrResult is the IsError result for err: the path error without the
