@@ -71,6 +71,12 @@ type Skill struct {
 	Tools []string `json:"tools,omitempty"`
 	// Steps are an mskill's or oskill's orchestration.
 	Steps []Step `json:"steps,omitempty"`
+	// Fields are a tskill's columns (## Fields, written as parameters),
+	// beside the id every row gets.
+	Fields []Param `json:"fields,omitempty"`
+	// Database is a tskill's database file, relative to the workspace
+	// (## Database; default <name>.db).
+	Database string `json:"database,omitempty"`
 }
 
 // A Param is one line of ## Parameters.
@@ -106,8 +112,12 @@ func (s *Skill) ToolName() string { return "skill_" + s.Name }
 var paramTypes = []string{"string", "number", "integer", "boolean", "object", "array"}
 
 // InputSchema is the JSON Schema of the skill's input: an object with a
-// property per parameter, the required ones required, nothing else.
+// property per parameter, the required ones required, nothing else. A
+// tskill's input is an operation over its fields instead (TableSchema).
 func (s *Skill) InputSchema() json.RawMessage {
+	if s.Kind == KindTable {
+		return s.tableSchema()
+	}
 	props := map[string]any{}
 	required := []string{}
 	for _, p := range s.Parameters {

@@ -82,7 +82,7 @@ func Parse(data []byte, file string) (*Skill, skills.Problems) {
 		case "system prompt":
 			s.SystemPrompt = strings.TrimSpace(strings.Join(sec.lines, "\n"))
 		case "parameters":
-			s.Parameters = p.params(sec)
+			s.Parameters = p.params(sec, "parameters")
 		case "config":
 			s.Config = p.config(sec)
 		case "examples":
@@ -91,6 +91,10 @@ func Parse(data []byte, file string) (*Skill, skills.Problems) {
 			s.Tools = p.tools(sec)
 		case "orchestration":
 			s.Steps = p.steps(sec)
+		case "fields":
+			s.Fields = p.fields(sec)
+		case "database":
+			s.Database = p.database(sec)
 		default:
 			p.warnf(sec.line, "", "section ## %s means nothing to skillrun; it is ignored", sec.title)
 		}
@@ -183,7 +187,8 @@ func firstParagraph(lines []string) string {
 // paramLine is one parameter: - `name` (type, required|optional): text
 var paramLine = regexp.MustCompile("^\\s*[-*+]\\s+`([^`]+)`\\s*\\(\\s*([A-Za-z]+)\\s*,\\s*([A-Za-z]+)\\s*\\)\\s*(?::\\s*(.*))?$")
 
-func (p *parser) params(sec *section) []Param {
+func (p *parser) params(sec *section, field string) []Param {
+	one := strings.TrimSuffix(field, "s") // "parameter", "field"
 	out := []Param{}
 	seen := map[string]int{}
 	for i, l := range sec.lines {
@@ -193,30 +198,30 @@ func (p *parser) params(sec *section) []Param {
 		}
 		m := paramLine.FindStringSubmatch(l)
 		if m == nil {
-			p.errf(n, "parameters", "not a parameter line: write - `name` (type, required|optional): description")
+			p.errf(n, field, "not a %s line: write - `name` (type, required|optional): description", one)
 			continue
 		}
 		name, typ, req := m[1], strings.ToLower(m[2]), strings.ToLower(m[3])
 		switch {
 		case !validName(name):
-			p.errf(n, "parameters", "parameter name %q: letters, digits, - and _", name)
+			p.errf(n, field, "%s name %q: letters, digits, - and _", one, name)
 			continue
 		case !contains(paramTypes, typ):
-			p.errf(n, "parameters", "parameter %s: type %q is not one of %s", name, m[2], strings.Join(paramTypes, ", "))
+			p.errf(n, field, "%s %s: type %q is not one of %s", one, name, m[2], strings.Join(paramTypes, ", "))
 			continue
 		case req != "required" && req != "optional":
-			p.errf(n, "parameters", "parameter %s: %q is neither required nor optional", name, m[3])
+			p.errf(n, field, "%s %s: %q is neither required nor optional", one, name, m[3])
 			continue
 		}
 		if first, dup := seen[name]; dup {
-			p.errf(n, "parameters", "parameter %s again (first on line %d)", name, first)
+			p.errf(n, field, "%s %s again (first on line %d)", one, name, first)
 			continue
 		}
 		seen[name] = n
 		out = append(out, Param{Name: name, Type: typ, Required: req == "required", Description: strings.TrimSpace(m[4]), Line: n})
 	}
 	if len(out) > maxParams {
-		p.errf(sec.line, "parameters", "%d parameters, over the limit of %d", len(out), maxParams)
+		p.errf(sec.line, field, "%d %s, over the limit of %d", len(out), field, maxParams)
 	}
 	return out
 }
@@ -437,6 +442,7 @@ func (p *parser) checkKind(s *Skill, seen map[string]int) {
 	} else if line, ok := seen["orchestration"]; ok {
 		p.warnf(line, "orchestration", "an %s runs no orchestration; the section is ignored", s.Kind)
 	}
+	p.checkTable(s, seen)
 	if s.Kind == KindMCP {
 		if _, ok := seen["tools"]; !ok {
 			p.errf(1, "tools", "an mskill needs a ## Tools section listing the tools its steps call")

@@ -22,7 +22,7 @@ func TestLoadExamples(t *testing.T) {
 		kinds[s.Name] = s.Kind
 	}
 	assert.Equal(t, map[string]Kind{"summarize": KindSkill, "csv-total": KindCodeGen, "tutor": KindInteractive,
-		"region-report": KindMCP, "brief": KindOrchestrator}, kinds)
+		"region-report": KindMCP, "brief": KindOrchestrator, "contacts": KindTable}, kinds)
 }
 
 func TestParseSkill(t *testing.T) {
@@ -82,6 +82,13 @@ func TestParseBadInput(t *testing.T) {
 		{"yaml alias", "x.oskill.md", head + "## Orchestration\n```yaml\nsteps:\n  - &s {tool: a}\n  - *s\n```\n", "anchors and aliases"},
 		{"unknown step key", "x.oskill.md", head + "## Orchestration\n```yaml\nsteps:\n  - tool: a\n    when: x\n```\n", `unknown step key "when"`},
 		{"duplicate section", "x.skill.md", head + "## Config\n```json\n{}\n```\n## Config\n```json\n{}\n```\n", "a second ## Config section"},
+		{"tskill without fields", "x.tskill.md", head, "x.tskill.md:1: a tskill needs a ## Fields section"},
+		{"tskill bad column", "x.tskill.md", head + "## Fields\n- `e-mail` (string, required): x\n", `x.tskill.md:6: field "e-mail": a column name`},
+		{"tskill id field", "x.tskill.md", head + "## Fields\n- `id` (integer, required): x\n", "x.tskill.md:6: field id: every row has an id already"},
+		{"tskill bad field line", "x.tskill.md", head + "## Fields\n- name: text\n", "x.tskill.md:6: not a field line"},
+		{"tskill database outside", "x.tskill.md", head + "## Fields\n- `a` (string, required): x\n## Database\n../x.db\n", `x.tskill.md:8: "../x.db" leads outside the workspace`},
+		{"tskill database absolute", "x.tskill.md", head + "## Fields\n- `a` (string, required): x\n## Database\n/etc/x.db\n", "relative to the workspace"},
+		{"tskill database two lines", "x.tskill.md", head + "## Fields\n- `a` (string, required): x\n## Database\na.db\nb.db\n", "## Database is one line"},
 		{"too big", "x.skill.md", head + strings.Repeat("a", MaxFile), "over the"},
 		{"not UTF-8", "x.skill.md", "# x\n\n\xff\xfe\n", "not UTF-8"},
 	}
