@@ -130,8 +130,10 @@ refuses requests whose Host or Origin is not that address.`,
 			// Markdown skills (.AchillesSkills) beside them, as skill_<name>;
 			// their steps may call the workspace tools under the same grant
 			// as the shell.
-			core, _ := host.CoreTools(workspace, capabilities.Effective(scripts.ShellDeclares(), shellGrant.Granted), rt.ProtectedDirs()...)
-			registerMarkdownSkills(rt, reg, core, found.roots, cmd.ErrOrStderr())
+			grant := capabilities.Effective(scripts.ShellDeclares(), shellGrant.Granted)
+			core, _ := host.CoreTools(workspace, grant, rt.ProtectedDirs()...)
+			ws, _ := host.NewWorkspace(workspace, grant, rt.ProtectedDirs()...)
+			registerMarkdownSkills(rt, reg, core, ws, found.roots, cmd.ErrOrStderr())
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			srv := mcp.NewServer(found.Skills, &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
 

@@ -24,11 +24,12 @@ import (
 
 // registerMarkdownSkills adds the Markdown skills (.AchillesSkills) of
 // each root to reg as skill_<name>, run by a runner whose steps call reg
-// itself (so an oskill reaches the other skills and the served tools)
+// itself (so an oskill reaches the other skills and the served tools),
+// whose tskills keep their tables in ws (nil: no workspace, tskills fail)
 // and whose models come from each folder's models.json. A skill with
 // problems, or a folder whose models.json is wrong, is left out and said
 // on stderr; it does not stop the others.
-func registerMarkdownSkills(rt *scripts.Runner, reg *host.Registry, own []host.Tool, roots []skills.Root, stderr io.Writer) {
+func registerMarkdownSkills(rt *scripts.Runner, reg *host.Registry, own []host.Tool, ws *host.Workspace, roots []skills.Root, stderr io.Writer) {
 	// The steps reach the served tools and skillrun's own (the workspace
 	// tools under the operator's grant), which a server does not serve.
 	steps := host.NewRegistry()
@@ -52,7 +53,7 @@ func registerMarkdownSkills(rt *scripts.Runner, reg *host.Registry, own []host.T
 			fmt.Fprintf(stderr, "skillrun: Markdown skills of %s not served: %s\n", termsafe.String(root.Dir), termsafe.String(err.Error()))
 			continue
 		}
-		r := &mdrun.Runner{Provider: modelProvider(models), Tools: caller, Scripts: rt}
+		r := &mdrun.Runner{Provider: modelProvider(models), Tools: caller, Scripts: rt, Workspace: ws}
 		for _, s := range list {
 			if err := reg.Add(r.Tool(s)); err != nil {
 				fmt.Fprintf(stderr, "skillrun: %s not served: %s\n", termsafe.String(s.File), termsafe.String(err.Error()))
@@ -157,10 +158,12 @@ func runMarkdownSkill(cmd *cobra.Command, f *runFlags, target string) error {
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
 	reg := host.NewRegistry()
 	var core []host.Tool
+	var ws *host.Workspace
 	if fi, err := os.Stat(f.workspace); err == nil && fi.IsDir() {
 		core, _ = host.CoreTools(f.workspace, r.Workspace(), rt.ProtectedDirs()...)
+		ws, _ = host.NewWorkspace(f.workspace, r.Workspace(), rt.ProtectedDirs()...)
 	}
-	registerMarkdownSkills(rt, reg, core, []skills.Root{{Dir: filepath.Dir(filepath.Dir(filepath.Clean(target)))}}, io.Discard)
+	registerMarkdownSkills(rt, reg, core, ws, []skills.Root{{Dir: filepath.Dir(filepath.Dir(filepath.Clean(target)))}}, io.Discard)
 	if _, ok := reg.Lookup(s.ToolName()); !ok {
 		return usageErr("%s: not runnable (see skillrun validate)", target)
 	}

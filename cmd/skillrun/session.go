@@ -182,7 +182,11 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 
 	// Markdown skills (.AchillesSkills) of the skill folders, as
 	// skill_<name>, deferred like scripts.
-	registerMarkdownSkills(rt, tools, core, found.roots, stderr)
+	ws, err := host.NewWorkspace(f.run.workspace, r.Workspace(), rt.ProtectedDirs()...)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	registerMarkdownSkills(rt, tools, core, ws, found.roots, stderr)
 
 	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
 	if err != nil {

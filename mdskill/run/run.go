@@ -2,19 +2,25 @@
 // each skill is the tool skill_<name>, and a call runs it by its kind.
 //
 //   - skill: one model call with the system prompt and the input.
+//
 //   - iskill: a conversation kept across calls by conversation_id,
 //     bounded in turns and number, expiring when idle.
+//
 //   - cgskill: the model writes JavaScript for the input; the code runs
 //     in the JS sandbox with nothing granted but its own file, and the
 //     result is what it returns or prints.
+//
 //   - mskill: the declared steps, in order, over the tools it lists,
 //     templates expanded once; a failing step ends the run with the
 //     partial results and the step named.
+//
 //   - oskill: the same over other skills (skill_<name>, <skill>__<script>),
 //     nested no deeper than host.DefaultMaxDepth, never calling itself.
 //
-// The tskill kind (table operations on a workspace database) is not run
-// yet: its tool says so.
+//   - tskill: one operation (create, insert, query, update, delete) on
+//     the skill's table in a database file of the workspace, with SQLite
+//     compiled to WebAssembly; columns are the declared fields and values
+//     are bound, never spliced into SQL.
 package run
 
 import (
@@ -42,6 +48,9 @@ type Runner struct {
 	Tools host.ToolCaller
 	// Scripts runs the code a cgskill's model writes (nil: cgskills fail).
 	Scripts *scripts.Runner
+	// Workspace holds the tskills' database files, read and written under
+	// its grants (nil: tskills fail).
+	Workspace *host.Workspace
 	// Timeout bounds one call of a skill, model calls included (0: 5m).
 	Timeout time.Duration
 
@@ -98,6 +107,8 @@ func (t *tool) Call(ctx context.Context, input json.RawMessage) (*host.ToolResul
 		res, err = t.r.codegen(ctx, t.s, in)
 	case mdskill.KindMCP, mdskill.KindOrchestrator:
 		res, err = t.r.steps(ctx, t.s, in)
+	case mdskill.KindTable:
+		res, err = t.r.table(ctx, t.s, in)
 	default:
 		return host.ErrorResult(fmt.Sprintf("%s: skillrun does not run %s skills yet", t.def.Name, t.s.Kind)), nil
 	}

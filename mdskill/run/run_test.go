@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -209,14 +208,6 @@ func TestStepsKinds(t *testing.T) {
 	res = call(t, report, `{"file": "{{steps.listing}}"}`)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "{{steps.listing}}")
-}
-
-func TestTableKindNotYet(t *testing.T) {
-	s, problems := mdskill.Parse([]byte("# t\n\nA table.\n"), "t.tskill.md")
-	require.Empty(t, problems)
-	res := call(t, newRunner(t, &replies{}).Tool(s), `{}`)
-	assert.True(t, res.IsError)
-	assert.True(t, strings.Contains(res.Content, "does not run tskill skills yet"))
 }
 
 // TestOrchestrationDepth: oskills that chain each other stop at
