@@ -22,6 +22,7 @@ import (
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
 	"github.com/skillrun/skillrun/internal/termsafe"
+	"github.com/skillrun/skillrun/mdskill"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
@@ -144,6 +145,14 @@ refuses requests whose Host or Origin is not that address.`,
 				d := skills.Discover(found.roots, nil)
 				reportReload(cmd.ErrOrStderr(), d)
 				registerScripts(d.Skills)
+				// The Markdown skills are read again too (an iskill's open
+				// conversations end with its old runner).
+				for _, t := range reg.List() {
+					if t.Source == host.SourceMarkdown {
+						reg.Remove(t.Name)
+					}
+				}
+				registerMarkdownSkills(rt, reg, core, ws, found.roots, cmd.ErrOrStderr())
 				servedMu.Lock()
 				served = d.Skills
 				servedMu.Unlock()
@@ -250,7 +259,7 @@ func fingerprint(roots []skills.Root) string {
 			if n++; n > maxWatchEntries {
 				return fs.SkipAll
 			}
-			if d.IsDir() && p != r.Dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			if d.IsDir() && p != r.Dir && (strings.HasPrefix(d.Name(), ".") && d.Name() != mdskill.Folder || d.Name() == "node_modules") {
 				return fs.SkipDir
 			}
 			if fi, err := d.Info(); err == nil {
@@ -258,6 +267,19 @@ func fingerprint(roots []skills.Root) string {
 			}
 			return nil
 		})
+		// The Markdown skills' folder may be a symbolic link, which the
+		// walk does not follow.
+		md := filepath.Join(r.Dir, mdskill.Folder)
+		if entries, err := os.ReadDir(md); err == nil {
+			for _, e := range entries {
+				if n++; n > maxWatchEntries {
+					break
+				}
+				if fi, err := os.Stat(filepath.Join(md, e.Name())); err == nil {
+					fmt.Fprintf(h, "%s\x00%d\x00%d\n", filepath.Join(md, e.Name()), fi.Size(), fi.ModTime().UnixNano())
+				}
+			}
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

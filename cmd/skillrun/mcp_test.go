@@ -210,6 +210,73 @@ func TestMCPHotReload(t *testing.T) {
 	clientOut.Close()
 }
 
+// TestMCPHotReloadMarkdown: a Markdown skill added to a served folder
+// (through a symbolic link to its .AchillesSkills) is served as
+// skill_<name> without a restart, and one removed is no longer served.
+func TestMCPHotReloadMarkdown(t *testing.T) {
+	root := mcpSkill(t)
+	md := filepath.Join(t.TempDir(), "md")
+	if err := os.Mkdir(md, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(md, filepath.Join(root, ".AchillesSkills")); err != nil {
+		t.Fatal(err)
+	}
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go func() {
+		run([]string{"mcp", root, "--workspace", t.TempDir()}, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	toolsChanged := make(chan struct{}, 8)
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, &mcpsdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcpsdk.ToolListChangedRequest) { toolsChanged <- struct{}{} },
+	})
+	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	served := func() bool {
+		t.Helper()
+		list, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range list.Tools {
+			if tool.Name == "skill_notes" {
+				return true
+			}
+		}
+		return false
+	}
+	if served() {
+		t.Fatal("skill_notes served before it was written")
+	}
+	file := filepath.Join(md, "notes.tskill.md")
+	if err := os.WriteFile(file, []byte("# notes\n\nKeep notes.\n\n## Fields\n- `title` (string, required): The title.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(want bool) {
+		t.Helper()
+		for served() != want {
+			select {
+			case <-toolsChanged:
+			case <-time.After(15 * time.Second):
+				t.Fatalf("skill_notes served = %v after 15 s, want %v", !want, want)
+			}
+		}
+	}
+	waitFor(true)
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(false)
+	clientOut.Close()
+}
+
 // TestMCPBridgeConfig: `skillrun mcp --mcp-config` starts the configured
 // MCP servers (here: another skillrun serving an inner skill over stdio)
 // and serves their tools as mcp__<server>__<tool>, callable end to end.
