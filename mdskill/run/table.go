@@ -75,7 +75,7 @@ func (r *Runner) table(ctx context.Context, s *mdskill.Skill, in map[string]any)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", s.Database, err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	existed, err := tableExists(db, s.TableName())
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", s.Database, err)
@@ -133,21 +133,21 @@ func openTable(ctx context.Context, data []byte) (*sqlite3.Conn, error) {
 		{sqlite3.DBCONFIG_TRUSTED_SCHEMA, false},
 	} {
 		if _, err := db.Config(c.op, c.on); err != nil {
-			db.Close()
+			_ = db.Close()
 			return nil, err
 		}
 	}
 	if len(data) > 0 {
 		if err := serdes.Deserialize(db, "main", data); err != nil {
-			db.Close()
+			_ = db.Close()
 			return nil, fmt.Errorf("not a database SQLite can read: %w", err)
 		}
 	} else if err := db.Exec(fmt.Sprintf("PRAGMA page_size=%d", pageSize)); err != nil {
-		db.Close()
+		_ = db.Close()
 		return nil, err
 	}
 	if err := db.Exec(fmt.Sprintf("PRAGMA max_page_count=%d", MaxDatabase/pageSize)); err != nil {
-		db.Close()
+		_ = db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -159,7 +159,7 @@ func tableExists(db *sqlite3.Conn, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	if err := st.BindText(1, name); err != nil {
 		return false, err
 	}
@@ -353,7 +353,7 @@ func (q *query) run(db *sqlite3.Conn) ([]map[string]any, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	for i, v := range q.args {
 		if err := bindValue(st, i+1, q.types[i], v); err != nil {
 			return nil, 0, err
