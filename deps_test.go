@@ -29,6 +29,7 @@ var layers = map[string][]string{
 	"skills":          {"capabilities", "internal"},
 	"mdskill":         {"skills", "capabilities", "internal"}, // the Markdown skill kinds' format
 	"mdskill/run":     {"mdskill", "agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"yamlmod":         {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"}, // YAML skill, tool and agent modules
 	"capabilities":    {"internal"},
 	// The sandbox core stands alone (issue 12): no skills, no grants, no
 	// host; only the audit event types and the internal helpers below.

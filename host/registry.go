@@ -39,6 +39,9 @@ const (
 	// .AchillesSkills kinds), served as skill_<name> as that format
 	// names it.
 	SourceMarkdown = "mdskill"
+	// SourceYAML is an action of a YAML tool module (tools/<id>/tool.yaml),
+	// served as <tool>__<action>.
+	SourceYAML = "yamlmod"
 )
 
 // reservedSkillTools are the core tools a Markdown skill's name could

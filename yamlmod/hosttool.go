@@ -1,0 +1,218 @@
+package yamlmod
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/scripts"
+)
+
+// Bounds on what an action's run returns.
+const (
+	maxContent = 1 << 20 // of its stdout (or output)
+	stderrTail = 2 << 10 // of its stderr, in an error result
+)
+
+// InputSchema returns the JSON Schema of the action's input: an object
+// with a property per parameter (its type, description and default), the
+// required ones required, and no other property.
+func (a *Action) InputSchema() json.RawMessage {
+	props := map[string]any{}
+	required := []string{}
+	for _, p := range a.Parameters {
+		prop := map[string]any{"type": p.Type}
+		if p.Description != "" {
+			prop["description"] = p.Description
+		}
+		if p.Default != nil {
+			prop["default"] = p.Default
+		}
+		props[p.Name] = prop
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required,
+		"additionalProperties": false})
+	return b
+}
+
+// description is what the model reads of an action: its description,
+// what it returns and the tool's constraints.
+func (t *Tool) description(a *Action) string {
+	var b strings.Builder
+	b.WriteString(a.Description)
+	if a.Returns != "" {
+		b.WriteString("\n\nReturns: " + a.Returns)
+	}
+	if len(t.Constraints) > 0 {
+		b.WriteString("\n\nConstraints:")
+		for _, c := range t.Constraints {
+			b.WriteString("\n- " + oneLine(c))
+		}
+	}
+	return b.String()
+}
+
+// HostTools returns the tool's actions as host tools, one per action in
+// order, each named [Action.ToolName], of source [Source] and plugin the
+// tool's id, with [Action.InputSchema] and a description made of the
+// action's description and returns and the tool's constraints.
+//
+// Call runs the action's script with [scripts.Runner.RunScript] as
+// script [Action] of [Tool.ScriptSkill], under granted, or what o.Grant
+// decides, with o's services (nil o: none): deny by default, as any
+// skill's script. The script gets the input, a JSON object with the
+// parameters' defaults filled in, on stdin (and from the input host
+// function) and the action's name as its one argument; its stdout (or
+// what it wrote with the output host function) is the result, and its
+// Structured too when it is a JSON object. A script that exits non-zero
+// or that the sandbox stopped (timeout, memory, a path outside its
+// mounts) gives a result with IsError set that says why, with the tail
+// of its stderr. Only a failure of the host (ctx cancelled) is an error.
+func (t *Tool) HostTools(r *scripts.Runner, granted capabilities.Set, o *scripts.ToolOptions) []host.Tool {
+	var opts scripts.ToolOptions
+	if o != nil {
+		opts = *o
+	}
+	out := make([]host.Tool, len(t.Actions))
+	for i, a := range t.Actions {
+		out[i] = &actionTool{r: r, t: t, a: a, granted: granted, opts: opts, def: host.ToolDef{
+			Name:        a.ToolName(),
+			Description: t.description(a),
+			InputSchema: a.InputSchema(),
+			Source:      Source,
+			Plugin:      t.ID,
+			Parallel:    true, // each run has its own sandbox
+		}}
+	}
+	return out
+}
+
+// An actionTool is one action served as a host tool. It is immutable
+// and safe for concurrent use.
+type actionTool struct {
+	r       *scripts.Runner
+	t       *Tool
+	a       *Action
+	granted capabilities.Set
+	opts    scripts.ToolOptions
+	def     host.ToolDef
+}
+
+func (at *actionTool) Definition() host.ToolDef { return at.def }
+
+func (at *actionTool) Call(ctx context.Context, input json.RawMessage) (*host.ToolResult, error) {
+	in, err := at.withDefaults(input)
+	if err != nil {
+		return host.ErrorResult(fmt.Sprintf("%s: %v", at.def.Name, err)), nil
+	}
+	granted := at.granted
+	if at.opts.Grant != nil {
+		m := at.t.skill.Manifest
+		declared := capabilities.Merge(m.Capabilities, m.Scripts[at.a.key].Capabilities)
+		g, res, err := at.opts.Grant(ctx, declared)
+		if res != nil || err != nil {
+			return res, err
+		}
+		granted = g
+	}
+	var stdout, stderr, output boundedBuffer
+	sr := &scripts.ScriptRun{
+		Services: at.opts.Services,
+		Granted:  granted,
+		Args:     []string{at.a.Name},
+		Input:    in,
+		Stdin:    bytes.NewReader(in),
+		Stdout:   &stdout,
+		Stderr:   &stderr,
+		Output:   &output,
+		Depth:    host.CallerFrom(ctx).Depth,
+	}
+	res, err := at.r.RunScript(ctx, at.t.skill, at.a.key, sr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", at.def.Name, err)
+		}
+		return host.ErrorResult(withTail(fmt.Sprintf("%s failed: %v", at.def.Name, err), stderr.String())), nil
+	}
+	content := output.String()
+	if output.n == 0 {
+		content = stdout.String()
+	}
+	if res.ExitCode != 0 {
+		msg := fmt.Sprintf("%s: %s exited with status %d", at.def.Name, at.a.Script, res.ExitCode)
+		if strings.TrimSpace(content) != "" {
+			msg += "\n" + content
+		}
+		return host.ErrorResult(withTail(msg, stderr.String())), nil
+	}
+	result := &host.ToolResult{Content: content}
+	if trimmed := bytes.TrimSpace([]byte(content)); len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
+		result.Structured = json.RawMessage(trimmed)
+	}
+	return result, nil
+}
+
+// withDefaults decodes the input object and fills in the defaults of the
+// parameters it leaves out.
+func (at *actionTool) withDefaults(input json.RawMessage) (json.RawMessage, error) {
+	in := map[string]json.RawMessage{}
+	if trimmed := bytes.TrimSpace(input); len(trimmed) > 0 && string(trimmed) != "null" {
+		if err := json.Unmarshal(trimmed, &in); err != nil || in == nil {
+			return nil, errors.New("the input must be a JSON object")
+		}
+	}
+	for _, p := range at.a.Parameters {
+		if _, ok := in[p.Name]; !ok && p.Default != nil {
+			in[p.Name] = p.Default
+		}
+	}
+	return json.Marshal(in)
+}
+
+// withTail appends the tail of stderr, if any, to msg.
+func withTail(msg, stderr string) string {
+	stderr = strings.TrimSpace(stderr)
+	if stderr == "" {
+		return msg
+	}
+	if len(stderr) > stderrTail {
+		cut := len(stderr) - stderrTail
+		for cut < len(stderr) && !utf8.RuneStart(stderr[cut]) {
+			cut++
+		}
+		stderr = "..." + stderr[cut:]
+	}
+	return msg + "\nstderr:\n" + stderr
+}
+
+// boundedBuffer keeps the first maxContent bytes written to it and
+// counts them all; writes never fail, so a chatty script is not stopped
+// by it.
+type boundedBuffer struct {
+	buf bytes.Buffer
+	n   int64
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	b.n += int64(len(p))
+	if room := maxContent - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (b *boundedBuffer) String() string {
+	if b.n > int64(b.buf.Len()) {
+		return b.buf.String() + fmt.Sprintf("\n[cut: %d more bytes]", b.n-int64(b.buf.Len()))
+	}
+	return b.buf.String()
+}
