@@ -321,7 +321,7 @@ func (s *Session) newRun() (*run, error) {
 	}
 	deferred := 0
 	for _, d := range scoped {
-		defer_ := def.Tools == nil && (d.Source == host.SourceSkill || d.Source == host.SourceMarkdown ||
+		defer_ := def.Tools == nil && (d.Source == host.SourceSkill || d.Source == host.SourceMarkdown || d.Source == host.SourceYAML ||
 			d.Source == host.SourceMCP && mcpCount > maxEagerMCPTools)
 		if defer_ {
 			deferred++

@@ -105,8 +105,11 @@ func (r *run) skillTools() []host.Tool {
 				base = "Base directory for this skill: " + scripts.SkillBaseDir(sk.Name) + " (in the shell tool)"
 			}
 			var scriptTools []string
+			uses := strings.Fields(sk.AllowedTools)
 			for _, d := range r.scopeList() {
-				if d.Source == host.SourceSkill && d.Plugin == sk.Name {
+				// Its scripts, and the YAML tool actions its methodology
+				// names (a skill.yaml's generated allowed-tools).
+				if d.Source == host.SourceSkill && d.Plugin == sk.Name || d.Source == host.SourceYAML && slices.Contains(uses, d.Name) {
 					scriptTools = append(scriptTools, d.Name)
 				}
 			}
