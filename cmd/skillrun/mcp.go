@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/skillrun/skillrun/mdskill"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/yamlmod"
 	"github.com/spf13/cobra"
 )
 
@@ -110,6 +112,29 @@ refuses requests whose Host or Origin is not that address.`,
 				}
 			}
 			registerScripts(found.Skills)
+			// YAML tool modules: each action a tool, its script granted
+			// by the policy as a skill named by the tool's id.
+			yamlSets := yamlModules(found.roots, cmd.ErrOrStderr())
+			registerModules := func(sets []*yamlmod.Set) {
+				removeSource(reg, host.SourceYAML)
+				tools := yamlTools(sets)
+				var list []*skills.Skill
+				for _, t := range tools {
+					list = append(list, t.ScriptSkill())
+				}
+				grantFor := policyGrants(pol, list, cmd.ErrOrStderr())
+				svc := host.Services{Workspace: workspace}
+				if bridge != nil {
+					svc.MCP = bridge
+				}
+				registerYAMLTools(rt, reg, tools, nil, func(s *skills.Skill) capabilities.Set {
+					if grantFor == nil {
+						return capabilities.Set{}
+					}
+					return grantFor(s.Name)
+				}, &scripts.ToolOptions{Services: svc}, cmd.ErrOrStderr())
+			}
+			registerModules(yamlSets)
 			// The shell tool, behind the policy: what its [default] grants
 			// of the workspace (the shell declares read and write of it),
 			// with every served skill read-only at /skills/<name>.
@@ -132,11 +157,12 @@ refuses requests whose Host or Origin is not that address.`,
 			// their steps may call the workspace tools under the same grant
 			// as the shell.
 			grant := capabilities.Effective(scripts.ShellDeclares(), shellGrant.Granted)
-			core, _ := host.CoreTools(workspace, grant, rt.ProtectedDirs()...)
-			ws, _ := host.NewWorkspace(workspace, grant, rt.ProtectedDirs()...)
+			protected := rt.ProtectedDirs(yamlToolDirs(yamlTools(yamlSets))...)
+			core, _ := host.CoreTools(workspace, grant, protected...)
+			ws, _ := host.NewWorkspace(workspace, grant, protected...)
 			registerMarkdownSkills(rt, reg, core, ws, found.roots, cmd.ErrOrStderr())
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			srv := mcp.NewServer(found.Skills, &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
+			srv := mcp.NewServer(append(slices.Clone(found.Skills), yamlSkills(yamlSets)...), &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
 
 			// Hot reload: when a skill folder changes on disk, load the
 			// skills again; clients get tools/list_changed and
@@ -153,10 +179,12 @@ refuses requests whose Host or Origin is not that address.`,
 					}
 				}
 				registerMarkdownSkills(rt, reg, core, ws, found.roots, cmd.ErrOrStderr())
+				sets := yamlModules(found.roots, cmd.ErrOrStderr())
+				registerModules(sets)
 				servedMu.Lock()
 				served = d.Skills
 				servedMu.Unlock()
-				srv.SetSkills(d.Skills)
+				srv.SetSkills(append(slices.Clone(d.Skills), yamlSkills(sets)...))
 			})
 			if httpAddr == "" {
 				return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())

@@ -277,6 +277,44 @@ func TestMCPHotReloadMarkdown(t *testing.T) {
 	clientOut.Close()
 }
 
+// TestMCPYAMLModules: `skillrun mcp` serves a folder of YAML modules: the
+// skill.yaml disclosed like any skill, each tool.yaml action a tool whose
+// script runs in the sandbox, its input checked against its parameters.
+func TestMCPYAMLModules(t *testing.T) {
+	examples, err := filepath.Abs("../../examples/yamlmod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go func() {
+		run([]string{"mcp", examples, "--workspace", t.TempDir()}, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := connectStdio(ctx, t, clientIn, clientOut)
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "skill_activate", Arguments: map[string]any{"name": "text-report"}})
+	if err != nil || res.IsError || !strings.Contains(textOf(res), "Count the words") {
+		t.Fatalf("activate text-report: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "text-tools__count_words", Arguments: map[string]any{"text": "one two three"}})
+	if err != nil || res.IsError || strings.TrimSpace(textOf(res)) != `{"words": 3}` {
+		t.Fatalf("count_words: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "text-tools__sort_lines", Arguments: map[string]any{"text": "b\na\nc", "reverse": true}})
+	if err != nil || res.IsError || strings.TrimSpace(textOf(res)) != "c\nb\na" {
+		t.Fatalf("sort_lines reverse: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "text-tools__count_words", Arguments: map[string]any{"txt": "x"}})
+	if err != nil || !res.IsError || !strings.Contains(textOf(res), "txt") {
+		t.Fatalf("an unknown parameter is refused before the script runs: %v %+v", err, res)
+	}
+	clientOut.Close()
+}
+
 // TestMCPBridgeConfig: `skillrun mcp --mcp-config` starts the configured
 // MCP servers (here: another skillrun serving an inner skill over stdio)
 // and serves their tools as mcp__<server>__<tool>, callable end to end.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/yamlmod"
 )
 
 // Exit codes of `skillrun session` beyond the shared ones.
@@ -127,10 +129,22 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	catalog := found.Skills
-	def, err := sessionAgent(f, catalog, stderr)
+	// YAML modules (skills/*/skill.yaml, tools/*/tool.yaml, agents/*.yaml)
+	// of the same folders: their skills join the catalog, their tools'
+	// actions are served; an agent module is the session's scope.
+	yamlSets := yamlModules(found.roots, stderr)
+	modTools, modOnly := yamlTools(yamlSets), []string(nil)
+	catalog := append(slices.Clone(found.Skills), yamlSkills(yamlSets)...)
+	def, err := sessionAgent(f, found.Skills, stderr)
+	var ymAgent *yamlmod.Agent
 	if err != nil {
-		return err
+		d, a := yamlAgent(yamlSets, f.agentName)
+		if d == nil {
+			return err
+		}
+		def, ymAgent = d, a
+		catalog, modTools = scopeToAgent(a, modTools)
+		modOnly = a.Tools
 	}
 	if _, err := f.run.loadPolicy(); err != nil { // once, for every skill and the core tools
 		return err
@@ -159,7 +173,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	core, err := host.CoreTools(f.run.workspace, r.Workspace(), rt.ProtectedDirs()...)
+	core, err := host.CoreTools(f.run.workspace, r.Workspace(), rt.ProtectedDirs(yamlToolDirs(modTools)...)...)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
@@ -182,11 +196,24 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 
 	// Markdown skills (.AchillesSkills) of the skill folders, as
 	// skill_<name>, deferred like scripts.
-	ws, err := host.NewWorkspace(f.run.workspace, r.Workspace(), rt.ProtectedDirs()...)
+	ws, err := host.NewWorkspace(f.run.workspace, r.Workspace(), rt.ProtectedDirs(yamlToolDirs(modTools)...)...)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	registerMarkdownSkills(rt, tools, core, ws, found.roots, stderr)
+	if ymAgent == nil { // an agent module's scope is its own skills and tools
+		registerMarkdownSkills(rt, tools, core, ws, found.roots, stderr)
+	}
+	var modErr error
+	registerYAMLTools(rt, tools, modTools, modOnly, func(s *skills.Skill) capabilities.Set {
+		res, err := f.run.resolve(s, "")
+		if err != nil {
+			modErr = errors.Join(modErr, fmt.Errorf("tool module %s: %w", s.Name, err))
+		}
+		return res.Granted
+	}, &scripts.ToolOptions{Services: host.Services{Workspace: f.run.workspace, MCP: mcpCaller}}, stderr)
+	if modErr != nil {
+		return modErr
+	}
 
 	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
 	if err != nil {

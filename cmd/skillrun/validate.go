@@ -12,6 +12,7 @@ import (
 	"io/fs"
 
 	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/yamlmod"
 
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"
@@ -63,6 +64,11 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 	results := []validateResult{}
 	for _, arg := range args {
 		md, onlyMD, err := markdownSkills(arg)
+		ym := yamlModuleResults(arg)
+		md = append(md, ym...)
+		if len(ym) > 0 && len(skills.FindSkills(arg).Paths) == 0 {
+			onlyMD = true // nothing else to validate
+		}
 		for _, r := range md {
 			if !r.Valid {
 				code = max(code, exitInvalid)
@@ -189,6 +195,59 @@ func markdownSkills(arg string) (results []validateResult, onlyMD bool, err erro
 		results = append(results, one(byFile[f], f, mine))
 	}
 	return results, base == mdskill.Folder || len(skills.FindSkills(arg).Paths) == 0, nil
+}
+
+// yamlModuleResults validates the YAML modules of the folder arg
+// (skills/*/skill.yaml, tools/*/tool.yaml, agents/*.yaml): a result per
+// file, named by its id (a tool by its actions' tool names).
+func yamlModuleResults(arg string) []validateResult {
+	if fi, err := os.Stat(arg); err != nil || !fi.IsDir() || !hasYAMLModules(arg) {
+		return nil
+	}
+	set, problems := yamlmod.Load(arg)
+	byFile := map[string]*validateResult{}
+	var order []string
+	result := func(file string) *validateResult {
+		if r, ok := byFile[file]; ok {
+			return r
+		}
+		path := file
+		if path == "" {
+			path = arg
+		}
+		r := &validateResult{Path: path, Problems: skills.Problems{}}
+		byFile[file] = r
+		order = append(order, file)
+		return r
+	}
+	for _, s := range set.Skills {
+		r := result(s.File)
+		r.Name, r.Valid = s.ID, true
+	}
+	for _, t := range set.Tools {
+		var names []string
+		for _, a := range t.Actions {
+			names = append(names, a.ToolName())
+		}
+		r := result(t.File)
+		r.Name, r.Valid = strings.Join(names, ", "), true
+	}
+	for _, a := range set.Agents {
+		r := result(a.File)
+		r.Name, r.Valid = "agent "+a.ID, true
+	}
+	for _, p := range problems {
+		r := result(p.File)
+		r.Problems = append(r.Problems, p)
+		if p.Severity == skills.Error {
+			r.Valid = false
+		}
+	}
+	out := make([]validateResult, 0, len(order))
+	for _, f := range order {
+		out = append(out, *byFile[f])
+	}
+	return out
 }
 
 // expandSkillPaths turns a PATH argument into skill paths: the path itself
