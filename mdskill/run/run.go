@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/skillrun/skillrun/agent"
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/mdskill"
 	"github.com/skillrun/skillrun/scripts"
@@ -93,10 +94,15 @@ func (t *tool) Call(ctx context.Context, input json.RawMessage) (*host.ToolResul
 	if in == nil {
 		in = map[string]any{}
 	}
-	ctx, err := enter(ctx, t.s.Name)
+	auditor := audit.AuditorFrom(ctx)
+	inner, err := enter(ctx, t.s.Name)
 	if err != nil {
+		auditor.Audit(ctx, audit.Event{Skill: t.s.Name, Kind: "skills", Value: t.def.Name, Decision: audit.Deny, Reason: err.Error()})
 		return host.ErrorResult(fmt.Sprintf("%s: %v", t.def.Name, err)), nil
 	}
+	ctx = inner
+	auditor.Audit(ctx, audit.Event{Skill: t.s.Name, Kind: "run", Value: t.def.Name, Decision: audit.Allow,
+		Reason: fmt.Sprintf("%s started (%s)", t.s.Kind, t.s.File)})
 	var res *host.ToolResult
 	switch t.s.Kind {
 	case mdskill.KindSkill:
@@ -112,14 +118,21 @@ func (t *tool) Call(ctx context.Context, input json.RawMessage) (*host.ToolResul
 	default:
 		return host.ErrorResult(fmt.Sprintf("%s: skillrun does not run %s skills yet", t.def.Name, t.s.Kind)), nil
 	}
-	if err != nil && ctx.Err() == nil {
+	end := audit.Event{Skill: t.s.Name, Kind: "run", Value: t.def.Name, Decision: audit.Allow, Reason: "ended"}
+	switch {
+	case err != nil && ctx.Err() == nil:
 		// A failure of the model's service or the sandbox is the tool's
 		// failure, shown to the caller; only cancellation is the host's.
-		return host.ErrorResult(fmt.Sprintf("%s: %v", t.def.Name, err)), nil
-	}
-	if err != nil {
+		res = host.ErrorResult(fmt.Sprintf("%s: %v", t.def.Name, err))
+		end.Reason = "failed: " + err.Error()
+	case err != nil:
+		end.Reason = "stopped: " + err.Error()
+		auditor.Audit(ctx, end)
 		return nil, fmt.Errorf("%s: %w", t.def.Name, err)
+	case res.IsError:
+		end.Reason = "failed: " + res.Content
 	}
+	auditor.Audit(ctx, end)
 	return res, nil
 }
 

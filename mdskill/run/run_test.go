@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/agent"
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/mdskill"
 	"github.com/skillrun/skillrun/scripts"
@@ -230,4 +231,32 @@ func TestOrchestrationDepth(t *testing.T) {
 	res := call(t, first, `{}`)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, fmt.Sprintf("skills nest deeper than %d (o0 → o1 → o2 → o3 → o4)", host.DefaultMaxDepth))
+}
+
+// TestAudit: every call is audited as a run with its end, and a refused
+// one (a skill calling itself) as a denial.
+func TestAudit(t *testing.T) {
+	r := newRunner(t, &replies{})
+	reg := host.NewRegistry()
+	r.Tools = reg
+	self, problems := mdskill.Parse([]byte("# loop\n\nCalls itself.\n\n## Orchestration\n```yaml\nsteps:\n  - tool: skill_loop\n```\n"), "loop.oskill.md")
+	require.Empty(t, problems)
+	require.NoError(t, reg.Add(r.Tool(self)))
+	var mu sync.Mutex
+	var events []audit.Event
+	ctx := audit.WithAuditor(context.Background(), audit.AuditorFunc(func(_ context.Context, e audit.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}))
+	res, err := reg.Call(ctx, "skill_loop", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, fmt.Sprintf("%s %s %s", e.Kind, e.Decision, e.Value))
+	}
+	assert.Equal(t, []string{"run allow skill_loop", "skills deny skill_loop", "run allow skill_loop"}, kinds)
+	assert.Contains(t, events[1].Reason, "loop calls itself")
+	assert.Contains(t, events[2].Reason, "failed: ")
 }
