@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
+
+	"github.com/skillrun/skillrun/internal/landlock"
 )
 
 // ErrUnconfined is matched (with errors.Is) by the error [Script] returns
@@ -76,7 +78,11 @@ func sandboxExec(raw string) error {
 		return fmt.Errorf("reading the sandbox spec: %w", err)
 	}
 	runtime.LockOSThread() // never unlocked: this thread execs or exits
-	if err := landlockRestrict(s.RO, s.RW); err != nil {
+	abi, err := landlockABI()
+	if err != nil {
+		return fmt.Errorf("confining the build with Landlock: %w", err)
+	}
+	if err := landlock.Restrict(abi, s.RO, s.RW); err != nil {
 		return fmt.Errorf("confining the build with Landlock: %w", err)
 	}
 	if err := syscall.Exec(s.Path, s.Args, s.Env); err != nil {
@@ -87,7 +93,7 @@ func sandboxExec(raw string) error {
 
 // landlockVersionFunc is landlockVersion; tests replace it to act out a
 // kernel without Landlock.
-var landlockVersionFunc = landlockVersion
+var landlockVersionFunc = landlock.Version
 
 // landlockABI returns the kernel's Landlock ABI version, or an error
 // matching ErrUnconfined that says why it cannot confine a build.

@@ -1,4 +1,4 @@
-package build
+package landlock
 
 import (
 	"errors"
@@ -30,8 +30,8 @@ const (
 	llFSResolveABI = 9 // ABI 9 adds a right for pathname UNIX sockets
 )
 
-// landlockVersion asks the kernel for its Landlock ABI version.
-func landlockVersion() (int, error) {
+// Version asks the kernel for its Landlock ABI version.
+func Version() (int, error) {
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, llVersionFlag)
 	if errno != 0 {
 		return 0, errno
@@ -58,16 +58,16 @@ func handledFS(abi int) uint64 {
 	return h
 }
 
-// landlockRestrict confines the calling thread (and what it executes):
+// Restrict confines the calling thread (and what it executes), for a
+// kernel of Landlock ABI abi (from Version):
 // ro readable and executable, rw fully accessible, /dev/null readable and
 // writable, nothing else of the file system; no TCP (and from ABI 10 no
 // UDP) bind or connect; from ABI 6 no signals or abstract UNIX sockets
 // to processes outside the domain. Paths that do not exist are skipped.
 // The caller must have locked its goroutine to the thread.
-func landlockRestrict(ro, rw []string) error {
-	abi, err := landlockABI()
-	if err != nil {
-		return err
+func Restrict(abi int, ro, rw []string) error {
+	if abi < 1 {
+		return fmt.Errorf("landlock: ABI %d confines nothing", abi)
 	}
 	attr := unix.LandlockRulesetAttr{Handled_access_fs: handledFS(abi), Handled_access_net: llNetTCP}
 	if abi >= 10 {
