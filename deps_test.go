@@ -24,13 +24,15 @@ var layers = map[string][]string{
 	"agent":           {"host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"agent/providers": {"agent", "internal"}, // HTTP providers implement agent.Provider
 	"host/mcp":        {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"},
-	"scripts":         {"sandbox", "host", "skills", "capabilities", "audit", "internal"},
+	"scripts":         {"sandbox", "native", "host", "skills", "capabilities", "audit", "internal"},
 	"host":            {"skills", "capabilities", "audit", "internal"},
 	"skills":          {"capabilities", "internal"},
 	"mdskill":         {"skills", "capabilities", "internal"}, // the Markdown skill kinds' format
 	"mdskill/run":     {"mdskill", "agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"yamlmod":         {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"}, // YAML skill, tool and agent modules
 	"capabilities":    {"internal"},
+	// The native tier confines host processes, beside the sandbox core.
+	"native": {"internal"},
 	// The sandbox core stands alone (issue 12): no skills, no grants, no
 	// host; only the audit event types and the internal helpers below.
 	"sandbox":          {"audit", "internal/abi", "internal/buildid", "internal/fsguard", "internal/safefile", "internal/units"},

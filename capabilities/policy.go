@@ -59,6 +59,9 @@ type Policy struct {
 	// entry here is for the skill of that name in a folder of that name,
 	// when it is the only skill in play claiming the name.
 	Identities map[string]Identity
+	// Natives holds, by skill name, the tables that grant the native tier
+	// (native = true): see [NativeGrant] and [Policy.Native].
+	Natives map[string]NativeGrant
 
 	// keys records, per skill, which keys its table sets. A Policy built
 	// in Go code has none; then a key counts as set when it is non-empty.
@@ -134,7 +137,10 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 		key := toml.Key{name}
 		switch name {
 		case "default":
-			p.Default, _ = d.set(top[name], key)
+			if children, ok := d.table(top[name], key); ok {
+				d.refuseNative(children, key)
+				p.Default, _ = d.setOf(children, key)
+			}
 		case "skills":
 			skills, ok := d.table(top[name], key)
 			if !ok {
@@ -157,6 +163,12 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 						p.Identities = map[string]Identity{}
 					}
 					p.Identities[skill] = id
+				}
+				if ng, on := d.native(children, sub); on {
+					if p.Natives == nil {
+						p.Natives = map[string]NativeGrant{}
+					}
+					p.Natives[skill] = ng
 				}
 				p.Skills[skill], p.keys[skill] = d.setOf(children, sub)
 			}
@@ -237,17 +249,8 @@ func (d *policyDecoder) table(p toml.Primitive, key toml.Key) (map[string]toml.P
 	return children, true
 }
 
-// set decodes p as a capability table, key by key, and validates it. It
-// returns the set and the keys the table sets.
-func (d *policyDecoder) set(p toml.Primitive, key toml.Key) (Set, []string) {
-	children, ok := d.table(p, key)
-	if !ok {
-		return Set{}, nil
-	}
-	return d.setOf(children, key)
-}
-
-// setOf decodes the keys of a capability table, as set does.
+// setOf decodes the keys of a capability table, key by key, and
+// validates it. It returns the set and the keys the table sets.
 func (d *policyDecoder) setOf(children map[string]toml.Primitive, key toml.Key) (Set, []string) {
 	var s Set
 	fields := setFields(&s)

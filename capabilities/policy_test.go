@@ -241,3 +241,45 @@ func mapValues[K comparable, V any](m map[K]V) []V {
 	}
 	return vs
 }
+
+// TestPolicyNative: native = true in a skill's own table grants it the
+// native tier, bound to that skill; [default] cannot; bad values are
+// errors with their lines.
+func TestPolicyNative(t *testing.T) {
+	p, err := ParsePolicy([]byte(`
+[skills."pdf"]
+native = true
+native_path = ["/usr/bin", "/bin"]
+read = ["workspace"]
+
+[skills."other"]
+read = ["workspace"]
+`), "policy.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ng, err := p.Native(SkillRef{Name: "pdf", Folder: "pdf"})
+	if err != nil || ng == nil || len(ng.Path) != 2 || ng.Path[1] != "/bin" {
+		t.Fatalf("pdf: %+v %v", ng, err)
+	}
+	if ng, err := p.Native(SkillRef{Name: "other", Folder: "other"}); ng != nil || err != nil {
+		t.Fatalf("other has no native grant: %+v %v", ng, err)
+	}
+	if ng, err := p.Native(SkillRef{Name: "pdf", Folder: "impostor"}); ng != nil || err == nil {
+		t.Fatalf("a skill claiming the name in another folder gets no native grant: %+v %v", ng, err)
+	}
+	if g := p.For("pdf"); len(g.Read) != 1 {
+		t.Fatalf("the rest of the table still grants: %+v", g)
+	}
+	for src, want := range map[string]string{
+		"[default]\nnative = true\n":                          "policy.toml:2: default.native: the native tier is granted per skill",
+		"[skills.a]\nnative = \"yes\"\n":                      "policy.toml:2: skills.a.native: expected true or false",
+		"[skills.a]\nnative = true\nnative_path = [\"bin\"]\n": "policy.toml:3: skills.a.native_path: \"bin\" is not an absolute",
+		"[skills.a]\nnative_path = [\"/bin\"]\n":               "native_path without native = true grants nothing",
+	} {
+		_, err := ParsePolicy([]byte(src), "policy.toml")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", src, err, want)
+		}
+	}
+}
