@@ -97,8 +97,13 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 		return nil, err
 	}
 	s := *spec
-	if !filepath.IsAbs(s.Path) {
-		return nil, fmt.Errorf("native: %q is not an absolute path", s.Path)
+	for _, p := range append(append([]string{s.Path}, s.ReadOnly...), s.ReadWrite...) {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("native: %q is not an absolute path", p)
+		}
+	}
+	if s.Dir != "" && !filepath.IsAbs(s.Dir) {
+		return nil, fmt.Errorf("native: the working folder %q is not an absolute path", s.Dir)
 	}
 	if s.Timeout <= 0 {
 		s.Timeout = DefaultTimeout

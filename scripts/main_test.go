@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillrun/skillrun/internal/testkit"
+	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/sandbox"
 )
 
@@ -20,6 +21,7 @@ import (
 var testDir string // temporary folder of this test binary
 
 func TestMain(m *testing.M) {
+	native.Main() // the native tier's confining helper, when a test re-executes this binary
 	dir, err := os.MkdirTemp("", "skillrun-scripts-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

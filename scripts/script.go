@@ -74,6 +74,11 @@ type ScriptRun struct {
 	// folders and the Runtime's compile cache.
 	Protected []string
 
+	// Native, when set, runs a source script as a confined host process
+	// instead of in WebAssembly (see [NativeTier]). Only the operator
+	// sets it, for a skill it trusts with it.
+	Native *NativeTier
+
 	// exec serves the exec host function of a shell run (exec.go).
 	exec *execService
 }
@@ -192,6 +197,9 @@ func (r *Runner) RunScript(ctx context.Context, s *skills.Skill, script string, 
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
 		return mounts, nil
+	}
+	if sc.Kind == skills.KindSource && sr.Native != nil {
+		return r.runNative(ctx, s, script, sc, skillDir, protected, eff, sr)
 	}
 	if sc.Kind == skills.KindSource {
 		return r.runSourceScript(ctx, s, script, sc, skillDir, mount, protected, eff, sr)

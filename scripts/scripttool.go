@@ -37,6 +37,9 @@ type ToolOptions struct {
 	// to run with, or a result to return without running (a refusal).
 	// A session asks its operator here.
 	Grant func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error)
+	// Native, when set, runs the tool's source script as a confined host
+	// process ([ScriptRun].Native): the operator's trust in this skill.
+	Native *NativeTier
 }
 
 // ScriptTool returns script of the skill s as a [host.Tool] named
@@ -156,6 +159,7 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 	sr := &ScriptRun{
 		Services: t.opts.Services, // RunScript builds the workspace tools
 		Granted:  granted,
+		Native:   t.opts.Native,
 
 		Input: input,
 		Stdin: bytes.NewReader(input),

@@ -24,6 +24,7 @@ import (
 	"github.com/skillrun/skillrun/host/mcp"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/skillrun/skillrun/yamlmod"
@@ -104,6 +105,20 @@ refuses requests whose Host or Origin is not that address.`,
 					}
 				}
 				for _, s := range list {
+					opts := opts
+					// The native tier, for a skill its own policy table
+					// trusts with it (bound to it, as its grants are).
+					if ng, err := pol.Native(s.Ref()); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s\n", termsafe.String(err.Error()))
+					} else if ng != nil {
+						if err := native.Check(); err != nil {
+							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name), termsafe.String(err.Error()))
+							continue
+						}
+						o := *opts
+						o.Native = &scripts.NativeTier{Path: ng.Path}
+						opts = &o
+					}
 					for _, name := range s.RunnableScripts() {
 						if err := reg.Add(scripts.ScriptTool(rt, s, name, grantFor(s.Name), opts)); err != nil {
 							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name+":"+name), termsafe.String(err.Error()))

@@ -17,6 +17,7 @@ import (
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/skillname"
 	"github.com/skillrun/skillrun/internal/termsafe"
+	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
@@ -67,6 +68,7 @@ type runFlags struct {
 	mcpConfig string
 	skills    []string
 	input     string
+	native    bool
 
 	pol *capabilities.Policy   // --policy, once loaded (loadPolicy)
 	res *capabilities.Resolver // the flags as a resolver, once built (resolver)
@@ -137,6 +139,7 @@ was not granted.`,
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: start those MCP servers; the script reaches their tools through mcp_call, as --allow-mcp grants")
 	fl.StringArrayVar(&f.skills, "skills", nil, "a skill `PATH` (or a folder of skills) the script may search, activate and run (repeatable; running needs --allow-skills, and a run gets what --policy grants that skill)")
 	fl.StringVar(&f.input, "input", "", "the `JSON` value the script reads with the input host function")
+	fl.BoolVar(&f.native, "native", false, "run this skill's Python, JavaScript and shell scripts as confined host processes (the native tier: real python3 and its compiled packages; Linux with Landlock; only for a skill you trust)")
 	return cmd
 }
 
@@ -248,6 +251,9 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		ix := scripts.NewSkillIndex(rt, catalog, policyGrants(f.pol, catalog, stderr))
 		ix.Services = sr.Services
 		sr.Skills = ix
+	}
+	if sr.Native, err = nativeTier(f, s, stderr); err != nil {
+		return err
 	}
 	res, err := rt.RunScript(ctx, s, scriptName, sr)
 	return runExit(label, res, err)
@@ -429,4 +435,33 @@ var _ pflag.Value = grantFlag{}
 func pluginFailed(err error) bool {
 	_, ok := errors.AsType[*sandbox.PluginError](err)
 	return ok
+}
+
+// nativeTier is the native tier for skill s when the operator trusts it
+// with it (--native, or native = true in its own policy table), or nil.
+// Where host processes cannot be confined it refuses (exit 125): a
+// script never runs unconfined.
+func nativeTier(f *runFlags, s *skills.Skill, stderr io.Writer) (*scripts.NativeTier, error) {
+	var tier *scripts.NativeTier
+	if f.native {
+		tier = &scripts.NativeTier{}
+	}
+	pol, err := f.loadPolicy()
+	if err != nil {
+		return nil, err
+	}
+	ng, err := pol.Native(s.Ref())
+	if err != nil {
+		fmt.Fprintf(stderr, "skillrun: %s\n", termsafe.String(err.Error()))
+	}
+	if ng != nil {
+		tier = &scripts.NativeTier{Path: ng.Path}
+	}
+	if tier == nil {
+		return nil, nil
+	}
+	if err := native.Check(); err != nil {
+		return nil, &exitError{code: exitSandbox, err: err}
+	}
+	return tier, nil
 }

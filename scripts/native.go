@@ -1,0 +1,207 @@
+package scripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillrun/skillrun/audit"
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/native"
+	"github.com/skillrun/skillrun/sandbox"
+	"github.com/skillrun/skillrun/skills"
+)
+
+// A NativeTier runs a skill's source scripts (Python, JavaScript, shell)
+// as confined host processes (package native) instead of in WebAssembly:
+// the real python3 with its compiled packages, node, bash and the host
+// programs they call. The operator sets it for a skill they trust (a
+// policy's native = true, `skillrun run --native`); nothing a skill
+// declares asks for it. The script keeps its grants: the skill folder
+// read-only, the workspace as granted, the environment variables
+// granted, its limits; the network stays closed (the tier has no proxy
+// yet), and a net grant is audited as denied.
+type NativeTier struct {
+	// Path are the folders python3, node, bash and the programs they
+	// start are found in (nil: DefaultNativePath).
+	Path []string
+}
+
+// DefaultNativePath is where the native tier finds programs when the
+// policy names no path.
+var DefaultNativePath = []string{"/usr/local/bin", "/usr/bin", "/bin"}
+
+// nativePrograms are the host programs that run each language.
+var nativePrograms = map[string]string{interp.Python: "python3", interp.JS: "node", interp.JSTS: "node", interp.Shell: "bash"}
+
+// runNative runs a source script under the native tier: see [NativeTier].
+func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
+	skillDir string, protected []string, eff capabilities.Set, sr *ScriptRun) (*sandbox.Result, error) {
+	label := s.Name + ":" + script
+	lang, err := sourceLanguage(sc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
+	}
+	if err := checkSourceFile(skillDir, sc.Source); err != nil {
+		return nil, fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
+	}
+	path := sr.Native.Path
+	if len(path) == 0 {
+		path = DefaultNativePath
+	}
+	prog := nativePrograms[lang]
+	exe, err := lookNative(prog, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
+	}
+	auditor := audit.AuditorFrom(ctx)
+	if sr.Auditor != nil {
+		auditor = sr.Auditor
+	}
+	// The native tier is given host paths, absolute and with links
+	// resolved, as Landlock opens them.
+	if skillDir, err = filepath.Abs(skillDir); err == nil {
+		skillDir, err = filepath.EvalSymlinks(skillDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	workspace := ""
+	if sr.Workspace != "" {
+		if workspace, err = filepath.Abs(sr.Workspace); err == nil {
+			workspace, err = filepath.EvalSymlinks(workspace)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: workspace: %w", label, err)
+		}
+	}
+	ro := append(append([]string{skillDir}, native.SystemPaths...), path...)
+	var rw []string
+	for _, p := range eff.Read {
+		if dir, err := grantDir(p, skillDir, workspace, false); err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		} else if dir != "" {
+			ro = append(ro, dir)
+		}
+	}
+	for _, p := range eff.Write {
+		dir, err := grantDir(p, skillDir, workspace, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		for _, pd := range protected {
+			if abs, err := filepath.Abs(pd); err == nil {
+				pd = abs
+				if real, err := filepath.EvalSymlinks(abs); err == nil {
+					pd = real
+				}
+			}
+			if pd == dir || strings.HasPrefix(pd, dir+string(filepath.Separator)) {
+				return nil, fmt.Errorf("%w: %s: the native tier cannot keep %s unchangeable inside the writable %s; grant write on a folder that does not hold it",
+					capabilities.ErrDenied, label, pd, p)
+			}
+		}
+		rw = append(rw, dir)
+	}
+	for _, h := range eff.Net {
+		auditor.Audit(ctx, audit.Event{Skill: s.Name, Script: script, Kind: "net", Value: h.String(), Decision: audit.Deny,
+			Reason: "the native tier has no network: its processes run with none"})
+	}
+	dir := skillDir
+	if ws := workspace; ws != "" && (len(eff.Read) > 0 || len(eff.Write) > 0) {
+		for _, d := range append(append([]string{}, ro...), rw...) {
+			if d == ws {
+				dir = ws
+			}
+		}
+	}
+	env := append(envFor(eff), "PATH="+strings.Join(path, ":"), "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
+		"SKILL_DIR="+skillDir)
+	spec := &native.Spec{
+		Path: exe, Args: append(append([]string{prog, filepath.Join(skillDir, filepath.FromSlash(sc.Source))}, sc.Args...), sr.Args...),
+		Env: env, Dir: dir, ReadOnly: ro, ReadWrite: rw,
+		Stdin: sr.Stdin, Stdout: sr.Stdout, Stderr: sr.Stderr,
+		Timeout: time.Duration(eff.Timeout), Output: int64(eff.Output), Memory: int64(eff.Memory),
+	}
+	auditor.Audit(ctx, audit.Event{Time: time.Now(), Skill: s.Name, Script: script, Kind: "run", Value: label, Decision: audit.Allow,
+		Reason: fmt.Sprintf("started natively (native tier: %s %s, confined)", exe, sc.Source)})
+	res, err := native.Run(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	out := &sandbox.Result{ExitCode: uint32(res.ExitCode), Duration: res.Duration}
+	end := fmt.Sprintf("exited %d (native tier, processes bounded by %s)", res.ExitCode, res.ProcLimit)
+	switch {
+	case res.TimedOut:
+		err = fmt.Errorf("%s: %w after %s (native tier)", label, sandbox.ErrTimeout, res.Duration.Round(time.Millisecond))
+	case res.OutputLimit:
+		err = fmt.Errorf("%s: %w (native tier)", label, sandbox.ErrOutputLimit)
+	}
+	if err != nil {
+		end = err.Error()
+	}
+	auditor.Audit(ctx, audit.Event{Time: time.Now(), Skill: s.Name, Script: script, Kind: "run", Value: label, Decision: audit.Allow, Reason: end})
+	return out, err
+}
+
+// lookNative finds prog in the folders of path.
+func lookNative(prog string, path []string) (string, error) {
+	for _, dir := range path {
+		p := filepath.Join(dir, prog)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not on the native tier's path (%s); install it or set native_path in the policy", prog, strings.Join(path, ":"))
+}
+
+// grantDir is the host folder a granted path names: in the skill folder
+// or the workspace, resolved (links followed) and still inside it. A
+// write grant's missing folder is made; a read grant's is skipped ("").
+func grantDir(p capabilities.Path, skillDir, workspace string, write bool) (string, error) {
+	base := skillDir
+	if p.Root == capabilities.RootWorkspace {
+		if workspace == "" {
+			return "", nil
+		}
+		base = workspace
+	}
+	abs, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	if p.Sub == "" {
+		return real, nil
+	}
+	if write {
+		root, err := os.OpenRoot(real)
+		if err != nil {
+			return "", err
+		}
+		err = root.MkdirAll(p.Sub, 0o755)
+		_ = root.Close()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Join(real, filepath.FromSlash(p.Sub)))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if dir != real && !strings.HasPrefix(dir, real+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: %s leads outside %s", capabilities.ErrDenied, p, real)
+	}
+	return dir, nil
+}
