@@ -272,8 +272,8 @@ read = ["workspace"]
 		t.Fatalf("the rest of the table still grants: %+v", g)
 	}
 	for src, want := range map[string]string{
-		"[default]\nnative = true\n":                          "policy.toml:2: default.native: the native tier is granted per skill",
-		"[skills.a]\nnative = \"yes\"\n":                      "policy.toml:2: skills.a.native: expected true or false",
+		"[default]\nnative = true\n":                           "policy.toml:2: default.native: the native tier is granted per skill",
+		"[skills.a]\nnative = \"yes\"\n":                       "policy.toml:2: skills.a.native: expected true or false",
 		"[skills.a]\nnative = true\nnative_path = [\"bin\"]\n": "policy.toml:3: skills.a.native_path: \"bin\" is not an absolute",
 		"[skills.a]\nnative_path = [\"/bin\"]\n":               "native_path without native = true grants nothing",
 	} {
