@@ -150,7 +150,11 @@ type Session struct {
 	// nothing). A call of a script that declares more asks Asker, or is
 	// denied when Asker is nil.
 	Grant func(skill string) capabilities.Set
-	Asker Asker
+	// Native says which skills' source scripts run as confined host
+	// processes (the native tier, [scripts.NativeTier]): nil for a skill
+	// the operator does not trust with it (and a nil Native for all).
+	Native func(skill *skills.Skill) *scripts.NativeTier
+	Asker  Asker
 	// Auditor receives every capability use of the scripts (nil: none).
 	Auditor audit.Auditor
 

@@ -288,6 +288,9 @@ func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
 		Grant: func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
 			return r.permit(ctx, sk.Name, script, declared)
 		}}
+	if r.s.Native != nil {
+		opts.Native = r.s.Native(sk)
+	}
 	return scripts.ScriptTool(r.s.Runner, sk, script, capabilities.Set{}, opts)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/termsafe"
+	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/skillrun/skillrun/yamlmod"
@@ -47,6 +48,7 @@ type sessionFlags struct {
 	transcript string
 	quiet      bool
 	limits     agent.Limits
+	native     []string
 }
 
 func newSessionCmd() *cobra.Command {
@@ -103,6 +105,7 @@ budget, loop, refusal, provider or auth failure), 2 usage error, 124 the
 	fl.StringVar(&f.run.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: their tools are offered to the model")
 	fl.StringVar(&f.transcript, "transcript", "", "append the session's events (JSON lines) to `FILE`, never through a symlink (default: a new file under $XDG_STATE_HOME/skillrun/transcripts; '' for none)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live view on stderr")
+	fl.StringArrayVar(&f.native, "native", nil, "run the source scripts of the skill `NAME` as confined host processes (the native tier; Linux with Landlock; only for a skill you trust; repeatable)")
 	fl.IntVar(&f.limits.MaxTurns, "max-turns", agent.DefaultLimits.MaxTurns, "the most calls to the model")
 	fl.Int64Var(&f.limits.MaxTokens, "max-tokens", 0, "the most tokens of the whole session (0: no limit)")
 	fl.IntVar(&f.limits.MaxReplyTokens, "max-reply-tokens", 0, "the most tokens of one reply (0: the provider's default)")
@@ -215,6 +218,11 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		return modErr
 	}
 
+	nativeFor, err := sessionNative(f, catalog, stderr)
+	if err != nil {
+		return err
+	}
+
 	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
 	if err != nil {
 		return usageErr("--audit: %v", err)
@@ -237,6 +245,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		Skills: catalog, Runner: rt, Workspace: f.run.workspace,
 		Shell:   r.Workspace(), // the shell tool has the workspace tools' grant
 		Grant:   func(skill string) capabilities.Set { return grants[skill] },
+		Native:  nativeFor,
 		Auditor: auditor, Tools: tools, MCP: mcpCaller, Limits: f.limits,
 		Transcript: transcript,
 		Skipped:    skipped, Logger: warnLogger(stderr),
@@ -488,4 +497,39 @@ func printAnswer(w io.Writer, text string, tty bool) {
 		text = termsafe.Text(text)
 	}
 	fmt.Fprintln(w, text)
+}
+
+// sessionNative says which skills' scripts run under the native tier:
+// those --native names and those whose own policy table grants it. A
+// --native name that is no skill of the session is a usage error; where
+// host processes cannot be confined, asking for the tier is refused.
+func sessionNative(f *sessionFlags, catalog []*skills.Skill, stderr io.Writer) (func(*skills.Skill) *scripts.NativeTier, error) {
+	tiers := map[*skills.Skill]*scripts.NativeTier{}
+	for _, name := range f.native {
+		found := false
+		for _, s := range catalog {
+			if s.Name == name {
+				tiers[s], found = &scripts.NativeTier{}, true
+			}
+		}
+		if !found {
+			return nil, usageErr("--native %s: no skill of that name in this session", name)
+		}
+	}
+	for _, s := range catalog {
+		ng, err := f.run.pol.Native(s.Ref())
+		if err != nil {
+			fmt.Fprintf(stderr, "skillrun: %s\n", termsafe.String(err.Error()))
+		}
+		if ng != nil {
+			tiers[s] = &scripts.NativeTier{Path: ng.Path}
+		}
+	}
+	if len(tiers) == 0 {
+		return nil, nil
+	}
+	if err := native.Check(); err != nil {
+		return nil, &exitError{code: exitSandbox, err: err}
+	}
+	return func(s *skills.Skill) *scripts.NativeTier { return tiers[s] }, nil
 }
