@@ -315,6 +315,51 @@ func TestMCPYAMLModules(t *testing.T) {
 	clientOut.Close()
 }
 
+// TestMCPNativeTier: a skill whose own policy table says native = true is
+// served with its Python script run as a confined host process (numpy
+// loads); the same script of a skill without it stays in WebAssembly.
+func TestMCPNativeTier(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"trusted", "stranger"} {
+		dir := filepath.Join(root, name, "scripts")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{
+			filepath.Join(root, name, "SKILL.md"): "---\nname: " + name + "\ndescription: numpy's version.\n---\nRun scripts/v.py.\n",
+			filepath.Join(dir, "v.py"):             "import numpy\nprint('numpy', numpy.__version__.split('.')[0])\n",
+		}
+		for p, data := range files {
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	policy := filepath.Join(t.TempDir(), "policy.toml")
+	if err := os.WriteFile(policy, []byte("[skills.trusted]\nnative = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go func() {
+		run([]string{"mcp", root, "--policy", policy, "--workspace", t.TempDir()}, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := connectStdio(ctx, t, clientIn, clientOut)
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "trusted__v", Arguments: map[string]any{}})
+	if err != nil || res.IsError || !strings.HasPrefix(textOf(res), "numpy ") {
+		t.Fatalf("trusted__v runs natively: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "stranger__v", Arguments: map[string]any{}})
+	if err != nil || !res.IsError || strings.HasPrefix(textOf(res), "numpy ") {
+		t.Fatalf("stranger__v stays in WebAssembly, where numpy cannot load: %v %+v", err, res)
+	}
+	clientOut.Close()
+}
+
 // TestMCPBridgeConfig: `skillrun mcp --mcp-config` starts the configured
 // MCP servers (here: another skillrun serving an inner skill over stdio)
 // and serves their tools as mcp__<server>__<tool>, callable end to end.
