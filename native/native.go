@@ -78,13 +78,14 @@ type Result struct {
 // SystemPaths are what a host interpreter (python3, node, bash and the
 // programs they start) reads of the system, read-only: programs and
 // libraries (/usr, /bin, /lib*), the dynamic linker's cache, time zones,
-// TLS roots, the random devices, and the CPU and memory facts numeric
+// TLS roots and OpenSSL's configuration (node reads it at start; not
+// /etc/ssl/private), the random devices, and the CPU and memory facts numeric
 // libraries size their threads by. /etc beyond these (passwd, shadow,
 // hosts), /home, /root, /run, /var and /tmp are not in it.
 var SystemPaths = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
 	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-	"/etc/localtime", "/usr/share/zoneinfo", "/etc/ssl/certs", "/etc/ca-certificates",
+	"/etc/localtime", "/usr/share/zoneinfo", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates",
 	"/dev/urandom", "/dev/random", "/dev/zero",
 	"/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu",
 }

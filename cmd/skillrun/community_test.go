@@ -20,6 +20,7 @@ import (
 
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/pydeps"
+	"github.com/skillrun/skillrun/native"
 )
 
 // communityDir holds real published skills with scripts, their inputs and
@@ -117,6 +118,35 @@ func TestCommunityCases(t *testing.T) {
 	}
 }
 
+// TestCommunityCasesNative: the community cases again under the native
+// tier (--native): the real python3, node and bash, confined. Every case
+// must match the native run's output, files and exit status exactly, as
+// the scripts' authors ran them (the pure-Python packages are Debian's,
+// read-only under /usr).
+func TestCommunityCasesNative(t *testing.T) {
+	skipUnderRace(t)
+	if _, err := os.Stat(filepath.Join(communityDir, "cases.tsv")); err != nil {
+		if os.Getenv("REQUIRE_CORPUS") != "" {
+			t.Fatalf("no community cases at %s, and REQUIRE_CORPUS is set: put ../shared beside the repository", communityDir)
+		}
+		t.Skipf("no community cases at %s (the shared folder beside the repository)", communityDir)
+	}
+	if err := native.Check(); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	for _, c := range readCommunityCases(t) {
+		t.Run(c.id, func(t *testing.T) {
+			t.Parallel()
+			if problems := runCommunityCase(t, c, "--native"); len(problems) > 0 {
+				t.Errorf("%s (%s): differs from the native run: %s", c.id, c.kind, strings.Join(problems, "; "))
+			}
+		})
+	}
+}
+
 func readCommunityCases(t testing.TB) []communityCase {
 	f, err := os.Open(filepath.Join(communityDir, "cases.tsv"))
 	if err != nil {
@@ -145,7 +175,7 @@ func readCommunityCases(t testing.TB) []communityCase {
 
 // runCommunityCase runs c in a copy of its fixture and returns how it
 // differs from the native run (nothing when identical).
-func runCommunityCase(t *testing.T, c communityCase) []string {
+func runCommunityCase(t *testing.T, c communityCase, flags ...string) []string {
 	ws := t.TempDir()
 	if c.fixture != "" {
 		if err := os.CopyFS(ws, os.DirFS(filepath.Join(communityDir, c.fixture))); err != nil && !os.IsNotExist(err) {
@@ -161,7 +191,7 @@ func runCommunityCase(t *testing.T, c communityCase) []string {
 		stdin = bytes.NewReader(b)
 	}
 	var stdout, stderr bytes.Buffer
-	if c.kind == "purepkg" {
+	if c.kind == "purepkg" && len(flags) == 0 {
 		// The packages, as a user gets them: skillrun deps, here from
 		// wheels built from Debian's pure-Python packages (no network).
 		wheels := communityWheels(t)
@@ -171,8 +201,15 @@ func runCommunityCase(t *testing.T, c communityCase) []string {
 		stdout.Reset()
 		stderr.Reset()
 	}
-	args := append([]string{"run", filepath.Join(communityDir, c.skillDir) + ":" + c.script, "--workspace", ws, "-A", "--"}, c.args...)
+	args := append(append(append([]string{"run", filepath.Join(communityDir, c.skillDir) + ":" + c.script, "--workspace", ws, "-A"}, flags...), "--"), c.args...)
 	code := run(args, stdin, &stdout, &stderr)
+	if len(flags) > 0 {
+		// The native runs were made with the workspace at /workspace, where
+		// the sandbox shows it; the native tier shows its host path.
+		out := bytes.ReplaceAll(stdout.Bytes(), []byte(ws), []byte("/workspace"))
+		stdout.Reset()
+		stdout.Write(out)
+	}
 
 	expected := filepath.Join(communityDir, "expected", c.id)
 	var problems []string
