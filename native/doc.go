@@ -5,9 +5,11 @@
 //
 // What confines it ([Run]), all without cgo:
 //
-//   - new user, PID, network, IPC and UTS namespaces: the program has no
-//     network at all and sees and signals no process of the host; when it
-//     exits, every process it left behind dies with its PID namespace;
+//   - new user, PID, network, IPC and UTS namespaces: the program sees
+//     and signals no process of the host, and has no network but, when
+//     [Spec].Proxy is set, a relay to that proxy (host.NetProxy, which
+//     enforces the net grant) on 127.0.0.1:[ProxyPort]; when it exits,
+//     every process it left behind dies with its PID namespace;
 //   - Landlock (internal/landlock): the file system beneath the folders it
 //     is given (the skill read-only, the workspace as granted, a private
 //     temporary folder, [SystemPaths] read-only), nothing else: not the

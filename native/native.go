@@ -60,7 +60,18 @@ type Spec struct {
 	// Procs bounds the processes the run may have at once (0:
 	// DefaultProcs). See [Result.ProcLimit] for how it is enforced.
 	Procs int
+	// Proxy, when set, is the path of a UNIX socket where an HTTP proxy
+	// listens (host.NetProxy, which enforces the net grant). The run's
+	// network namespace then gets a relay to it on 127.0.0.1:ProxyPort,
+	// the program's HTTP_PROXY and HTTPS_PROXY name it, and that port is
+	// the only one the program may connect to. Without it the program has
+	// no network at all.
+	Proxy string
 }
+
+// ProxyPort is where the relay to [Spec].Proxy listens inside the run's
+// network namespace.
+const ProxyPort = 3128
 
 // A Result is how a run ended.
 type Result struct {

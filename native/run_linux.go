@@ -48,6 +48,7 @@ type helperSpec struct {
 	Files    int      `json:"files"`
 	FileSize int64    `json:"file_size"`
 	Procs    int      `json:"procs"`
+	Proxy    string   `json:"proxy,omitempty"`
 }
 
 // landlockVersion is landlock.Version; tests replace it to act out a
@@ -131,10 +132,19 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 		return nil, fmt.Errorf("native: a private temporary folder: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-	env := append(withoutKeys(s.Env, "HOME", "TMPDIR"), "HOME="+tmp, "TMPDIR="+tmp)
+	env := append(withoutKeys(s.Env, "HOME", "TMPDIR", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"),
+		"HOME="+tmp, "TMPDIR="+tmp)
+	if s.Proxy != "" {
+		if !filepath.IsAbs(s.Proxy) {
+			return nil, fmt.Errorf("native: the proxy socket %q is not an absolute path", s.Proxy)
+		}
+		url := fmt.Sprintf("http://127.0.0.1:%d", ProxyPort)
+		env = append(env, "HTTP_PROXY="+url, "HTTPS_PROXY="+url, "http_proxy="+url, "https_proxy="+url)
+	}
 	hs := helperSpec{Path: s.Path, Args: s.Args, Env: env, ABI: v,
 		RO: s.ReadOnly, RW: append(append([]string{}, s.ReadWrite...), tmp),
-		Memory: s.Memory, CPU: int64((s.CPU + time.Second - 1) / time.Second), Files: s.Files, FileSize: s.FileSize, Procs: s.Procs}
+		Memory: s.Memory, CPU: int64((s.CPU + time.Second - 1) / time.Second), Files: s.Files, FileSize: s.FileSize, Procs: s.Procs,
+		Proxy: s.Proxy}
 	raw, err := json.Marshal(hs)
 	if err != nil {
 		return nil, err
@@ -276,6 +286,10 @@ func withoutKeys(env []string, keys ...string) []string {
 // the process exits with status 125 after telling Run why it could not
 // confine it.
 func Main() {
+	if len(os.Args) >= 2 && os.Args[1] == relayArg {
+		relayMain()
+		return
+	}
 	raw := os.Getenv(helperEnv)
 	if raw == "" || len(os.Args) < 2 || os.Args[1] != helperArg {
 		return
@@ -323,8 +337,15 @@ func helper(raw string) error {
 			return fmt.Errorf("setrlimit %d: %w", l.res, err)
 		}
 	}
+	var ports []uint16
+	if s.Proxy != "" {
+		if err := startRelay(s.Proxy); err != nil {
+			return fmt.Errorf("the network relay: %w", err)
+		}
+		ports = append(ports, ProxyPort)
+	}
 	runtime.LockOSThread() // never unlocked: this thread executes the program or exits
-	if err := landlock.Restrict(s.ABI, s.RO, s.RW); err != nil {
+	if err := landlock.Restrict(s.ABI, s.RO, s.RW, ports...); err != nil {
 		return fmt.Errorf("confining with Landlock: %w", err)
 	}
 	if err := syscall.Exec(s.Path, s.Args, s.Env); err != nil {

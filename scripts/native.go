@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/sandbox"
@@ -24,8 +26,9 @@ import (
 // policy's native = true, `skillrun run --native`); nothing a skill
 // declares asks for it. The script keeps its grants: the skill folder
 // read-only, the workspace as granted, the environment variables
-// granted, its limits; the network stays closed (the tier has no proxy
-// yet), and a net grant is audited as denied.
+// granted, its limits, and the hosts its net grant names, reached through
+// a proxy that checks them as http_fetch does (HTTP_PROXY, HTTPS_PROXY);
+// no other connection leaves its network namespace.
 type NativeTier struct {
 	// Path are the folders python3, node, bash and the programs they
 	// start are found in (nil: DefaultNativePath).
@@ -108,9 +111,26 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 		}
 		rw = append(rw, dir)
 	}
-	for _, h := range eff.Net {
-		auditor.Audit(ctx, audit.Event{Skill: s.Name, Script: script, Kind: "net", Value: h.String(), Decision: audit.Deny,
-			Reason: "the native tier has no network: its processes run with none"})
+	// A net grant: the process's HTTP(S) goes through a proxy that lets
+	// through what http_fetch would (host.NetProxy), over a UNIX socket in
+	// a folder of its own that the process cannot reach.
+	var proxySock string
+	if len(eff.Net) > 0 {
+		sockDir, err := os.MkdirTemp("", "skillrun-proxy-")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		defer func() { _ = os.RemoveAll(sockDir) }()
+		proxySock = filepath.Join(sockDir, "proxy.sock")
+		ln, err := net.Listen("unix", proxySock)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the network proxy: %w", label, err)
+		}
+		proxy := host.NewNetProxy(eff, &host.FetchOptions{Auditor: auditor, Skill: s.Name, Script: script})
+		pctx, pcancel := context.WithCancel(ctx)
+		served := make(chan struct{})
+		go func() { _ = proxy.Serve(pctx, ln); close(served) }()
+		defer func() { proxy.Close(); pcancel(); <-served }()
 	}
 	dir := skillDir
 	if ws := workspace; ws != "" && (len(eff.Read) > 0 || len(eff.Write) > 0) {
@@ -127,6 +147,7 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 		Env: env, Dir: dir, ReadOnly: ro, ReadWrite: rw,
 		Stdin: sr.Stdin, Stdout: sr.Stdout, Stderr: sr.Stderr,
 		Timeout: time.Duration(eff.Timeout), Output: int64(eff.Output), Memory: int64(eff.Memory),
+		Proxy: proxySock,
 	}
 	auditor.Audit(ctx, audit.Event{Time: time.Now(), Skill: s.Name, Script: script, Kind: "run", Value: label, Decision: audit.Allow,
 		Reason: fmt.Sprintf("started natively (native tier: %s %s, confined)", exe, sc.Source)})

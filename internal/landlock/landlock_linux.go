@@ -65,7 +65,11 @@ func handledFS(abi int) uint64 {
 // UDP) bind or connect; from ABI 6 no signals or abstract UNIX sockets
 // to processes outside the domain. Paths that do not exist are skipped.
 // The caller must have locked its goroutine to the thread.
-func Restrict(abi int, ro, rw []string) error {
+//
+// connectTCP are TCP ports the thread may still connect to (on any
+// address: callers pair it with a network namespace that has nothing but
+// their relay); they need ABI 4.
+func Restrict(abi int, ro, rw []string, connectTCP ...uint16) error {
 	if abi < 1 {
 		return fmt.Errorf("landlock: ABI %d confines nothing", abi)
 	}
@@ -100,6 +104,15 @@ func Restrict(abi int, ro, rw []string) error {
 	if err := addPathRule(int(fd), os.DevNull, llFSReadFile|llFSWriteFile|llFSTruncate); err != nil {
 		return err
 	}
+	for _, port := range connectTCP {
+		if abi < 4 {
+			return fmt.Errorf("landlock: a TCP port rule needs ABI 4, the kernel has %d", abi)
+		}
+		rule := netPortAttr{AllowedAccess: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, Port: uint64(port)}
+		if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, llRuleNetPort, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
+			return fmt.Errorf("landlock_add_rule TCP port %d: %w", port, errno)
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
@@ -108,6 +121,15 @@ func Restrict(abi int, ro, rw []string) error {
 	}
 	return nil
 }
+
+// netPortAttr is struct landlock_net_port_attr (x/sys/unix has none).
+type netPortAttr struct {
+	AllowedAccess uint64
+	Port          uint64
+}
+
+// llRuleNetPort is LANDLOCK_RULE_NET_PORT.
+const llRuleNetPort = 2
 
 // addPathRule allows access beneath path (only the file rights, if it is
 // not a folder). A path that does not exist is skipped.

@@ -11,6 +11,6 @@ func Version() (int, error) {
 }
 
 // Restrict refuses: there is no Landlock off Linux.
-func Restrict(abi int, ro, rw []string) error {
+func Restrict(abi int, ro, rw []string, connectTCP ...uint16) error {
 	return errors.New("landlock: not Linux")
 }
