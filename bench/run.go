@@ -51,6 +51,10 @@ type Config struct {
 	// the others run.
 	Resume bool
 	Runner *scripts.Runner
+	// Native names the skills whose source scripts run as confined host
+	// processes (the native tier, scripts.NativeTier) in every set that
+	// has them: the operator's trust, never a plugin set's.
+	Native []string
 	Prices Prices
 	// Progress, if set, hears of every trial that ends.
 	Progress func(Progress)
@@ -280,7 +284,8 @@ func (r *runner) arm(s *PluginSet) (*arm, error) {
 	}
 	allow, _ := ToolFilter(s.AllowedTools)
 	a := &arm{set: s, skills: list, allow: allow, grants: map[string]capabilities.Set{},
-		dir: filepath.Join(r.cfg.Out, r.cfg.RunID+"__"+s.Name)}
+		natives: map[*skills.Skill]*scripts.NativeTier{},
+		dir:     filepath.Join(r.cfg.Out, r.cfg.RunID+"__"+s.Name)}
 	for _, sk := range list {
 		res, err := scripts.Resolve(sk, "", &capabilities.Resolver{All: true})
 		if err != nil {
@@ -289,6 +294,9 @@ func (r *runner) arm(s *PluginSet) (*arm, error) {
 		g := res.Granted
 		g.Net = nil // trials run offline: a skill's declared hosts are not reached
 		a.grants[sk.Name] = g
+		if slices.Contains(r.cfg.Native, sk.Name) {
+			a.natives[sk] = &scripts.NativeTier{}
+		}
 	}
 	return a, nil
 }

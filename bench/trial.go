@@ -33,8 +33,10 @@ type arm struct {
 	set    *PluginSet
 	skills []*skills.Skill
 	grants map[string]capabilities.Set
-	allow  func(host.ToolDef) bool
-	dir    string // the set's results folder
+	// natives are the skills run under the native tier (Config.Native).
+	natives map[*skills.Skill]*scripts.NativeTier
+	allow   func(host.ToolDef) bool
+	dir     string // the set's results folder
 }
 
 // A trial is one cell of the matrix.
@@ -185,8 +187,9 @@ func (r *runner) runAgent(ctx context.Context, t trial, ws, dir string, res *Tri
 		Provider: prov, Agent: r.cfg.AgentDef, Model: r.cfg.Model,
 		Skills: t.arm.skills, Runner: r.cfg.Runner, Workspace: ws,
 		Shell: shellGrant, WorkspaceAt: t.task.MountAt,
-		Grant: func(skill string) capabilities.Set { return t.arm.grants[skill] },
-		Tools: tools, MCP: mcpCaller, Allow: t.arm.allow,
+		Grant:  func(skill string) capabilities.Set { return t.arm.grants[skill] },
+		Native: func(sk *skills.Skill) *scripts.NativeTier { return t.arm.natives[sk] },
+		Tools:  tools, MCP: mcpCaller, Allow: t.arm.allow,
 		Limits: r.limits(t.task), Retry: r.cfg.Retry, Transcript: agent.NewTranscript(tf),
 		Observe: used.observe, Skipped: skipped,
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/agent/providers"
 	"github.com/skillrun/skillrun/bench"
+	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 )
 
@@ -57,6 +58,7 @@ type benchRunFlags struct {
 	repos    string
 	json     bool
 	maxTurns int
+	native   []string
 }
 
 func newBenchRunCmd() *cobra.Command {
@@ -97,6 +99,7 @@ error, 125 results could not be written, 130 interrupted.`,
 	fl.StringVar(&f.model, "model", "", "the `MODEL` (default: the provider's)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the provider's API base `URL`")
 	fl.StringVar(&f.agent, "agent", "general", "the agent: oracle, or a session agent `NAME`")
+	fl.StringArrayVar(&f.native, "native", nil, "run the source scripts of the skill `NAME` as confined host processes in every set that has it (the native tier; Linux with Landlock; repeatable)")
 	fl.IntVar(&f.attempts, "attempts", 1, "attempts of each task under each set (pass@k needs k or more)")
 	fl.IntVar(&f.parallel, "parallel", 1, "trials run at a time")
 	fl.StringVar(&f.shard, "shard", "", "run only the slice `I/N` of the matrix (for many machines; merge the folders after)")
@@ -153,7 +156,12 @@ func runBench(cmd *cobra.Command, f *benchRunFlags, args []string) error {
 	cfg := &bench.Config{
 		Tasks: tasks, Sets: selected, SetsFile: f.setsFile, ReposDir: f.repos, Agent: f.agent,
 		Attempts: f.attempts, Parallel: f.parallel, Shard: shard, Out: f.out, RunID: f.resume, Resume: f.resume != "",
-		Limits: agent.Limits{MaxTurns: f.maxTurns}, Prices: bench.DefaultPrices,
+		Limits: agent.Limits{MaxTurns: f.maxTurns}, Prices: bench.DefaultPrices, Native: f.native,
+	}
+	if len(f.native) > 0 {
+		if err := native.Check(); err != nil {
+			return &exitError{code: exitSandbox, err: err}
+		}
 	}
 	if cfg.ReposDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
