@@ -46,12 +46,9 @@ var nativePrograms = map[string]string{interp.Python: "python3", interp.JS: "nod
 func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
 	skillDir string, protected []string, eff capabilities.Set, sr *ScriptRun) (*sandbox.Result, error) {
 	label := s.Name + ":" + script
-	lang, err := sourceLanguage(sc)
+	lang, err := checkedSource(sc, skillDir, label)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
-	}
-	if err := checkSourceFile(skillDir, sc.Source); err != nil {
-		return nil, fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
+		return nil, err
 	}
 	path := sr.Native.Path
 	if len(path) == 0 {

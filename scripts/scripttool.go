@@ -168,12 +168,18 @@ func (t *scriptTool) Call(ctx context.Context, input json.RawMessage) (*host.Too
 	if t.argv {
 		sr.Args, sr.Stdin = commandLine(input)
 	}
-	return runAsTool(ctx, t.r, t.s, t.script, sr)
+	return RunAsTool(ctx, t.r, t.s, t.script, sr)
 }
 
-// runAsTool runs a script as a tool call: sr's Stdout, Stderr and Output
-// are replaced by buffers that make the result.
-func runAsTool(ctx context.Context, r *Runner, s *skills.Skill, script string, sr *ScriptRun) (*host.ToolResult, error) {
+// RunAsTool runs script of s as a tool call, with [Runner.RunScript]:
+// sr's Stdout, Stderr and Output are replaced by buffers (each bounded)
+// that make the result. The result's content is what the script wrote
+// with the output host function or, if nothing, its stdout. A script
+// that exits non-zero, or that the sandbox stopped, gives a result with
+// IsError set that says why, with the tail of its stderr; only a failure
+// of the host (ctx cancelled) is an error. Other tools made of scripts
+// (YAML tool modules) run their scripts through it too.
+func RunAsTool(ctx context.Context, r *Runner, s *skills.Skill, script string, sr *ScriptRun) (*host.ToolResult, error) {
 	label := s.Name + ":" + script
 	var stdout, stderr, output boundedBuffer
 	stdout.limit, stderr.limit, output.limit = maxToolContent, maxToolContent, maxToolContent

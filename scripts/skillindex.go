@@ -141,7 +141,7 @@ func (x *SkillIndex) RunScript(ctx context.Context, skill, script string, input 
 	if sc.InputSchema == "" { // a command-line script, as its tool takes it
 		sr.Args, sr.Stdin = commandLine(input)
 	}
-	return runAsTool(ctx, x.r, s, script, sr)
+	return RunAsTool(ctx, x.r, s, script, sr)
 }
 
 // runServices are the services of a run this index starts: its own, with

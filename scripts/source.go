@@ -120,12 +120,9 @@ func sourceInterpreterOf(in *interp.Interpreter) *SourceInterpreter {
 func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
 	skillDir string, mount func() ([]sandbox.Mount, error), protected []string, eff capabilities.Set, sr *ScriptRun) (*sandbox.Result, error) {
 	label := s.Name + ":" + script
-	lang, err := sourceLanguage(sc)
+	lang, err := checkedSource(sc, skillDir, label)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
-	}
-	if err := checkSourceFile(skillDir, sc.Source); err != nil {
-		return nil, fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
+		return nil, err
 	}
 	if lang == interp.JS && isESModule(skillDir, sc.Source) {
 		lang = interp.JSTS // an ES module: the guest with esbuild rewrites it to CommonJS
@@ -194,6 +191,19 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 		note += ", started from its snapshot"
 	}
 	return runCompiled(ctx, start, s, script, sc, eff, sr, &sandbox.RunConfig{Args: args, Env: env, Mounts: all, Protected: protected}, note)
+}
+
+// checkedSource is the language of a source script, its file checked
+// (inside the skill, a regular file); an error matches ErrNotRunnable.
+func checkedSource(sc *skills.Script, skillDir, label string) (string, error) {
+	lang, err := sourceLanguage(sc)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
+	}
+	if err := checkSourceFile(skillDir, sc.Source); err != nil {
+		return "", fmt.Errorf("%w: %s: source %s: %w", ErrNotRunnable, label, sc.Source, err)
+	}
+	return lang, nil
 }
 
 // sourceLanguage is the interpreter language of a source script: its

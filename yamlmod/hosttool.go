@@ -7,17 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/scripts"
-)
-
-// Bounds on what an action's run returns.
-const (
-	maxContent = 1 << 20 // of its stdout (or output)
-	stderrTail = 2 << 10 // of its stderr, in an error result
 )
 
 // InputSchema returns the JSON Schema of the action's input: an object
@@ -124,38 +117,20 @@ func (at *actionTool) Call(ctx context.Context, input json.RawMessage) (*host.To
 		}
 		granted = g
 	}
-	var stdout, stderr, output boundedBuffer
 	sr := &scripts.ScriptRun{
 		Services: at.opts.Services,
 		Granted:  granted,
+		Native:   at.opts.Native,
 		Args:     []string{at.a.Name},
 		Input:    in,
 		Stdin:    bytes.NewReader(in),
-		Stdout:   &stdout,
-		Stderr:   &stderr,
-		Output:   &output,
 		Depth:    host.CallerFrom(ctx).Depth,
 	}
-	res, err := at.r.RunScript(ctx, at.t.skill, at.a.key, sr)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w", at.def.Name, err)
-		}
-		return host.ErrorResult(withTail(fmt.Sprintf("%s failed: %v", at.def.Name, err), stderr.String())), nil
+	result, err := scripts.RunAsTool(ctx, at.r, at.t.skill, at.a.key, sr)
+	if err != nil || result.IsError {
+		return result, err
 	}
-	content := output.String()
-	if output.n == 0 {
-		content = stdout.String()
-	}
-	if res.ExitCode != 0 {
-		msg := fmt.Sprintf("%s: %s exited with status %d", at.def.Name, at.a.Script, res.ExitCode)
-		if strings.TrimSpace(content) != "" {
-			msg += "\n" + content
-		}
-		return host.ErrorResult(withTail(msg, stderr.String())), nil
-	}
-	result := &host.ToolResult{Content: content}
-	if trimmed := bytes.TrimSpace([]byte(content)); len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
+	if trimmed := bytes.TrimSpace([]byte(result.Content)); len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
 		result.Structured = json.RawMessage(trimmed)
 	}
 	return result, nil
@@ -176,43 +151,4 @@ func (at *actionTool) withDefaults(input json.RawMessage) (json.RawMessage, erro
 		}
 	}
 	return json.Marshal(in)
-}
-
-// withTail appends the tail of stderr, if any, to msg.
-func withTail(msg, stderr string) string {
-	stderr = strings.TrimSpace(stderr)
-	if stderr == "" {
-		return msg
-	}
-	if len(stderr) > stderrTail {
-		cut := len(stderr) - stderrTail
-		for cut < len(stderr) && !utf8.RuneStart(stderr[cut]) {
-			cut++
-		}
-		stderr = "..." + stderr[cut:]
-	}
-	return msg + "\nstderr:\n" + stderr
-}
-
-// boundedBuffer keeps the first maxContent bytes written to it and
-// counts them all; writes never fail, so a chatty script is not stopped
-// by it.
-type boundedBuffer struct {
-	buf bytes.Buffer
-	n   int64
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	b.n += int64(len(p))
-	if room := maxContent - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (b *boundedBuffer) String() string {
-	if b.n > int64(b.buf.Len()) {
-		return b.buf.String() + fmt.Sprintf("\n[cut: %d more bytes]", b.n-int64(b.buf.Len()))
-	}
-	return b.buf.String()
 }

@@ -224,7 +224,7 @@ ls /
 	start := time.Now()
 	res = call(t, reg, "evil__spin", `{}`)
 	require.True(t, res.IsError)
-	assert.Contains(t, res.Content, "evil__spin failed")
+	assert.Contains(t, res.Content, "evil:spin failed")
 	assert.Contains(t, res.Content, "timed out")
 	assert.Less(t, time.Since(start), 15*time.Second)
 

@@ -242,16 +242,12 @@ func TestAudit(t *testing.T) {
 	self, problems := mdskill.Parse([]byte("# loop\n\nCalls itself.\n\n## Orchestration\n```yaml\nsteps:\n  - tool: skill_loop\n```\n"), "loop.oskill.md")
 	require.Empty(t, problems)
 	require.NoError(t, reg.Add(r.Tool(self)))
-	var mu sync.Mutex
-	var events []audit.Event
-	ctx := audit.WithAuditor(context.Background(), audit.AuditorFunc(func(_ context.Context, e audit.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-	}))
+	rec := &recorder{}
+	ctx := audit.WithAuditor(context.Background(), rec)
 	res, err := reg.Call(ctx, "skill_loop", json.RawMessage(`{}`))
 	require.NoError(t, err)
 	require.True(t, res.IsError)
+	events := rec.all()
 	var kinds []string
 	for _, e := range events {
 		kinds = append(kinds, fmt.Sprintf("%s %s %s", e.Kind, e.Decision, e.Value))

@@ -160,17 +160,13 @@ func TestTableGrants(t *testing.T) {
 	readOnly := capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
 	reg := tableTool(t, dir, readOnly)
 	assert.Len(t, rowsOf(t, op(t, reg, `{"operation": "query"}`)), 1)
-	var mu sync.Mutex
-	var events []audit.Event
-	ctx := audit.WithAuditor(context.Background(), audit.AuditorFunc(func(_ context.Context, e audit.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-	}))
+	rec := &recorder{}
+	ctx := audit.WithAuditor(context.Background(), rec)
 	res, err := reg.Call(ctx, "skill_contacts", json.RawMessage(`{"operation": "insert", "values": {"name": "B", "email": "b"}}`))
 	require.NoError(t, err)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "write workspace/data/contacts.db denied")
+	events := rec.all()
 	var denials []audit.Event
 	for _, e := range events {
 		if e.Decision == audit.Deny {
