@@ -94,7 +94,7 @@ func (p *NetProxy) Close() { p.once.Do(func() { close(p.done) }) }
 // serveConn serves one client connection: requests one after another,
 // until a CONNECT turns it into a tunnel.
 func (p *NetProxy) serveConn(ctx context.Context, c net.Conn) {
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	br := bufio.NewReader(c)
 	for {
 		_ = c.SetReadDeadline(time.Now().Add(proxyIdle))
@@ -123,7 +123,7 @@ func (p *NetProxy) tunnel(ctx context.Context, c net.Conn, br *bufio.Reader, req
 		writeProxyError(c, err)
 		return
 	}
-	defer up.Close()
+	defer func() { _ = up.Close() }()
 	_ = c.SetReadDeadline(time.Time{})
 	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
@@ -155,7 +155,7 @@ func (p *NetProxy) forward(ctx context.Context, c net.Conn, req *http.Request) b
 		writeProxyError(c, err)
 		return false
 	}
-	defer up.Close()
+	defer func() { _ = up.Close() }()
 	out := req.Clone(ctx)
 	out.RequestURI = ""
 	out.Header.Del("Proxy-Connection")

@@ -73,6 +73,7 @@ func TestNetProxy(t *testing.T) {
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 403, resp.StatusCode)
+	_ = resp.Body.Close()
 	c.Close()
 
 	// Garbage: the connection ends, the proxy goes on.

@@ -63,7 +63,7 @@ func loopbackUp() error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
+	defer func() { _ = unix.Close(fd) }()
 	ifr, err := unix.NewIfreq("lo")
 	if err != nil {
 		return err
@@ -96,12 +96,12 @@ func relayMain() {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			defer c.Close()
+			defer func() { _ = c.Close() }()
 			up, err := net.Dial("unix", sock)
 			if err != nil {
 				return
 			}
-			defer up.Close()
+			defer func() { _ = up.Close() }()
 			done := make(chan struct{}, 2)
 			go func() { _, _ = io.Copy(up, c); closeWrite(up); done <- struct{}{} }()
 			go func() { _, _ = io.Copy(c, up); closeWrite(c); done <- struct{}{} }()

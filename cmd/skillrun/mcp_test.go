@@ -327,7 +327,7 @@ func TestMCPNativeTier(t *testing.T) {
 		}
 		files := map[string]string{
 			filepath.Join(root, name, "SKILL.md"): "---\nname: " + name + "\ndescription: numpy's version.\n---\nRun scripts/v.py.\n",
-			filepath.Join(dir, "v.py"):             "import numpy\nprint('numpy', numpy.__version__.split('.')[0])\n",
+			filepath.Join(dir, "v.py"):            "import numpy\nprint('numpy', numpy.__version__.split('.')[0])\n",
 		}
 		for p, data := range files {
 			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
