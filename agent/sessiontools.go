@@ -27,7 +27,7 @@ func (r *run) registry() (*host.Registry, error) {
 	tools = append(tools, r.toolSearchTool())
 	if r.s.Runner != nil && r.hasShell() {
 		svc := r.s.services()
-		tools = append(tools, scripts.ShellTool(r.s.Runner, r.s.Shell, &scripts.ShellToolOptions{Services: svc, Skills: r.activatedSkills, WorkspaceAt: r.s.WorkspaceAt}))
+		tools = append(tools, scripts.ShellTool(r.s.Runner, r.s.Shell, &scripts.ShellToolOptions{Services: svc, Skills: r.activatedSkills, WorkspaceAt: r.s.WorkspaceAt, Native: r.s.Native}))
 	}
 	if r.s.Runner != nil {
 		r.scripts = scripts.NewSkillIndex(r.s.Runner, r.s.Skills, r.grantFor)

@@ -74,6 +74,9 @@ type execService struct {
 	prot   []string
 	eff    capabilities.Set
 	sr     *ScriptRun
+	// natives are the skills of the shell whose scripts run under the
+	// native tier, by name (execnative.go).
+	natives map[string]nativeSkill
 }
 
 // tmpDir is the host folder of the caller's /tmp.
@@ -102,20 +105,23 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	if err != nil {
 		return nil, err
 	}
-	find := x.find
-	if find == nil {
-		find = InstalledInterpreters("")
-	}
-	if lang == interp.JS && execNeedsTS(req) {
-		lang = interp.JSTS
-	}
-	in, err := find(ctx, lang)
-	if err != nil {
-		return nil, abi.Errorf(abi.CodeUnavailable, "exec: %s: %v", prog, err)
-	}
-	m, err := x.r.compileInterpreter(ctx, in.Module)
-	if err != nil {
-		return nil, fmt.Errorf("exec: interpreter %s: %w", in.Module, err)
+	target, native := x.nativeTarget(req)
+	var in *SourceInterpreter
+	var m *sandbox.CompiledModule
+	if !native {
+		find := x.find
+		if find == nil {
+			find = InstalledInterpreters("")
+		}
+		if lang == interp.JS && execNeedsTS(req) {
+			lang = interp.JSTS
+		}
+		if in, err = find(ctx, lang); err != nil {
+			return nil, abi.Errorf(abi.CodeUnavailable, "exec: %s: %v", prog, err)
+		}
+		if m, err = x.r.compileInterpreter(ctx, in.Module); err != nil {
+			return nil, fmt.Errorf("exec: interpreter %s: %w", in.Module, err)
+		}
 	}
 	tmp, err := x.tmpDir()
 	if err != nil {
@@ -134,6 +140,42 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	nested := *x
 	nested.sr = &run
 	run.exec = &nested
+	res := &abi.ExecResult{}
+	done, err := x.streams(req, root, &run, res)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+
+	var r *sandbox.Result
+	if native {
+		r, err = x.execNative(ctx, req, target, tmp, &run)
+	} else {
+		r, err = x.execWasm(ctx, req, lang, progArgs, in, m, &run)
+	}
+	switch {
+	case errors.Is(err, sandbox.ErrTimeout):
+		res.ExitCode = 124
+		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
+	case err != nil:
+		res.ExitCode = 125
+		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
+	default:
+		res.ExitCode = int(r.ExitCode)
+	}
+	return res, nil
+}
+
+// streams sets the new run's standard streams as the request asks: the
+// caller's own where it inherits them, else files of the caller's /tmp
+// (root), whose names go into res. done closes what it opened.
+func (x *execService) streams(req *abi.ExecRequest, root *os.Root, run *ScriptRun, res *abi.ExecResult) (done func(), err error) {
+	var closers []func()
+	done = func() {
+		for _, c := range closers {
+			c()
+		}
+	}
 	run.Stdin = strings.NewReader("")
 	switch {
 	case req.InheritStdin:
@@ -141,47 +183,49 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	case req.StdinFile != "":
 		name, err := tmpName(req.StdinFile)
 		if err != nil {
-			return nil, abi.Errorf(abi.CodeInvalid, "exec: stdin_file: %v", err)
+			return done, abi.Errorf(abi.CodeInvalid, "exec: stdin_file: %v", err)
 		}
 		f, err := root.Open(name)
 		if err != nil {
-			return nil, abi.Errorf(abi.CodeInvalid, "exec: stdin_file: %v", err)
+			return done, abi.Errorf(abi.CodeInvalid, "exec: stdin_file: %v", err)
 		}
-		defer f.Close()
+		closers = append(closers, func() { _ = f.Close() })
 		run.Stdin = f
 	}
 	if run.Stdin == nil {
 		run.Stdin = strings.NewReader("")
 	}
-	res := &abi.ExecResult{}
-	capture := func(inherit bool, own io.Writer, file *string) (io.Writer, func(), error) {
+	capture := func(inherit bool, own io.Writer, file *string) (io.Writer, error) {
 		if inherit {
 			if own == nil {
 				own = io.Discard
 			}
-			return own, func() {}, nil
+			return own, nil
 		}
 		f, name, err := createTmpFile(root)
 		if err != nil {
-			return nil, nil, err
-		}
-		*file = path.Join(tmpGuestPath, name)
-		return f, func() { _ = f.Close() }, nil
-	}
-	var done func()
-	if run.Stdout, done, err = capture(req.InheritStdout, x.sr.Stdout, &res.StdoutFile); err != nil {
-		return nil, err
-	}
-	defer done()
-	if req.StderrToStdout {
-		run.Stderr = run.Stdout
-	} else {
-		if run.Stderr, done, err = capture(req.InheritStderr, x.sr.Stderr, &res.StderrFile); err != nil {
 			return nil, err
 		}
-		defer done()
+		*file = path.Join(tmpGuestPath, name)
+		closers = append(closers, func() { _ = f.Close() })
+		return f, nil
 	}
+	if run.Stdout, err = capture(req.InheritStdout, x.sr.Stdout, &res.StdoutFile); err != nil {
+		return done, err
+	}
+	if req.StderrToStdout {
+		run.Stderr = run.Stdout
+	} else if run.Stderr, err = capture(req.InheritStderr, x.sr.Stderr, &res.StderrFile); err != nil {
+		return done, err
+	}
+	return done, nil
+}
 
+// execWasm runs the program as another run of interpreter in (compiled
+// as m) in the same sandbox.
+func (x *execService) execWasm(ctx context.Context, req *abi.ExecRequest, lang string, progArgs []string,
+	in *SourceInterpreter, m *sandbox.CompiledModule, run *ScriptRun) (*sandbox.Result, error) {
+	prog := path.Base(req.Args[0])
 	// The interpreter's own mounts, unless the caller has them (a Python
 	// script starting python3 runs over the same standard library).
 	mounts := append([]sandbox.Mount{}, x.mounts...)
@@ -206,19 +250,8 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	}
 	env := interpreterEnv(lang, skillDir, granted, in.Env, mounts)
 	args := append(append([]string{}, in.Args...), progArgs...)
-	r, err := runCompiled(ctx, m, x.s, prog, &skills.Script{}, x.eff, &run,
+	return runCompiled(ctx, m, x.s, prog, &skills.Script{}, x.eff, run,
 		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot}, "; started by exec")
-	switch {
-	case errors.Is(err, sandbox.ErrTimeout):
-		res.ExitCode = 124
-		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
-	case err != nil:
-		res.ExitCode = 125
-		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
-	default:
-		res.ExitCode = int(r.ExitCode)
-	}
-	return res, nil
 }
 
 // scriptArgsAbs makes the script path among an interpreter's arguments

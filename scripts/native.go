@@ -42,9 +42,20 @@ var DefaultNativePath = []string{"/usr/local/bin", "/usr/bin", "/bin"}
 // nativePrograms are the host programs that run each language.
 var nativePrograms = map[string]string{interp.Python: "python3", interp.JS: "node", interp.JSTS: "node", interp.Shell: "bash"}
 
+// nativeExec is what differs in a native run a shell started (exec.go):
+// where it works, the caller's /tmp it shares, and the arguments it was
+// given with the sandbox's paths turned into the host's.
+type nativeExec struct {
+	dir  string   // the host working directory ("": as for any run)
+	tmp  string   // the caller's /tmp on the host, writable
+	args []string // the script's arguments
+	note string   // what the audit adds
+}
+
 // runNative runs a source script under the native tier: see [NativeTier].
+// x is nil for a run the user or an agent started.
 func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
-	skillDir string, protected []string, eff capabilities.Set, sr *ScriptRun) (*sandbox.Result, error) {
+	skillDir string, protected []string, eff capabilities.Set, sr *ScriptRun, x *nativeExec) (*sandbox.Result, error) {
 	label := s.Name + ":" + script
 	lang, err := checkedSource(sc, skillDir, label)
 	if err != nil {
@@ -108,6 +119,13 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 		}
 		rw = append(rw, dir)
 	}
+	args := append(append([]string{}, sc.Args...), sr.Args...)
+	if x != nil {
+		args = x.args
+		if x.tmp != "" {
+			rw = append(rw, x.tmp)
+		}
+	}
 	// A net grant: the process's HTTP(S) goes through a proxy that lets
 	// through what http_fetch would (host.NetProxy), over a UNIX socket in
 	// a folder of its own that the process cannot reach.
@@ -137,17 +155,24 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 			}
 		}
 	}
+	if x != nil && x.dir != "" {
+		dir = x.dir
+	}
 	env := append(envFor(eff), "PATH="+strings.Join(path, ":"), "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
 		"SKILL_DIR="+skillDir)
 	spec := &native.Spec{
-		Path: exe, Args: append(append([]string{prog, filepath.Join(skillDir, filepath.FromSlash(sc.Source))}, sc.Args...), sr.Args...),
+		Path: exe, Args: append([]string{prog, filepath.Join(skillDir, filepath.FromSlash(sc.Source))}, args...),
 		Env: env, Dir: dir, ReadOnly: ro, ReadWrite: rw,
 		Stdin: sr.Stdin, Stdout: sr.Stdout, Stderr: sr.Stderr,
 		Timeout: time.Duration(eff.Timeout), Output: int64(eff.Output), Memory: int64(eff.Memory),
 		Proxy: proxySock,
 	}
+	note := ""
+	if x != nil {
+		note = x.note
+	}
 	auditor.Audit(ctx, audit.Event{Time: time.Now(), Skill: s.Name, Script: script, Kind: "run", Value: label, Decision: audit.Allow,
-		Reason: fmt.Sprintf("started natively (native tier: %s %s, confined)", exe, sc.Source)})
+		Reason: fmt.Sprintf("started natively (native tier: %s %s, confined)%s", exe, sc.Source, note)})
 	res, err := native.Run(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)

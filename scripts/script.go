@@ -199,7 +199,7 @@ func (r *Runner) RunScript(ctx context.Context, s *skills.Skill, script string, 
 		return mounts, nil
 	}
 	if sc.Kind == skills.KindSource && sr.Native != nil {
-		return r.runNative(ctx, s, script, sc, skillDir, protected, eff, sr)
+		return r.runNative(ctx, s, script, sc, skillDir, protected, eff, sr, nil)
 	}
 	if sc.Kind == skills.KindSource {
 		return r.runSourceScript(ctx, s, script, sc, skillDir, mount, protected, eff, sr)

@@ -41,6 +41,12 @@ type ShellRun struct {
 	// any other mount's: the caller cannot shadow /workspace, /skills,
 	// /tmp or the interpreters.
 	Mounts []sandbox.Mount
+	// Native says which of Skills the operator runs under the native
+	// tier ([NativeTier]): a command that runs one of their script files
+	// (`python3 /skills/<name>/scripts/x.py`, `bash scripts/x.sh` in its
+	// folder) starts it as a confined host process under the shell's
+	// grant; everything else stays in the sandbox. Nil: none.
+	Native func(*skills.Skill) *NativeTier
 }
 
 // ShellDeclares is what the shell declares: reading and writing the
@@ -75,6 +81,7 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 	protected := r.ProtectedDirs(sr.Protected...)
 	var skillMounts []sandbox.Mount
 	seen := map[string]bool{}
+	var natives map[string]nativeSkill
 	for _, s := range sr.Skills {
 		if !validMountName(s.Name) {
 			return nil, fmt.Errorf("%w: skill %q cannot be mounted under %s: its name is not a plain folder name", ErrNotRunnable, s.Name, SkillsGuestPath)
@@ -94,6 +101,14 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 			return nil, fmt.Errorf("%w: skill %s: %w", ErrNotRunnable, s.Name, err)
 		}
 		skillMounts = append(skillMounts, site...)
+		if sr.Native != nil {
+			if tier := sr.Native(s); tier != nil {
+				if natives == nil {
+					natives = map[string]nativeSkill{}
+				}
+				natives[s.Name] = nativeSkill{s: s, tier: tier}
+			}
+		}
 	}
 	find := sr.Interpreters
 	if find == nil {
@@ -131,7 +146,17 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 		env = setEnv(env, []string{"PWD=" + workdir})
 	}
 	env = setEnv(append(env, in.Env...), sr.Env)
-	own.exec = &execService{r: r, s: shellSkill, find: find, mounts: mounts, prot: protected, eff: eff, sr: &own}
+	if len(natives) > 0 {
+		// The shell hands a trusted skill's shell scripts to exec
+		// rather than running them itself (execnative.go decides).
+		var dirs []string
+		for name := range natives {
+			dirs = append(dirs, SkillBaseDir(name))
+		}
+		slices.Sort(dirs)
+		env = setEnv(env, []string{nativeShellEnv + "=" + strings.Join(dirs, ":")})
+	}
+	own.exec = &execService{r: r, s: shellSkill, find: find, mounts: mounts, prot: protected, eff: eff, sr: &own, natives: natives}
 	args := append(append([]string{}, in.Args...), own.Args...)
 	return runCompiled(ctx, m, shellSkill, shellLabel(own.Args), &skills.Script{}, eff, &own,
 		&sandbox.RunConfig{Args: args, Env: env, Mounts: mounts, Protected: protected}, "; the sandboxed shell")

@@ -30,6 +30,9 @@ type ShellToolOptions struct {
 	// WorkspaceAt, if set, is where each command also sees the workspace
 	// and starts ([ShellRun.WorkspaceAt]).
 	WorkspaceAt string
+	// Native says which skills' scripts run under the native tier when a
+	// command runs them ([ShellRun.Native]); nil: none.
+	Native func(*skills.Skill) *NativeTier
 }
 
 // shellToolSchema is the shell tool's input: a bash command line and,
@@ -117,6 +120,7 @@ func (t *shellTool) Call(ctx context.Context, input json.RawMessage) (*host.Tool
 		},
 		Skills:      mounted,
 		WorkspaceAt: t.opts.WorkspaceAt,
+		Native:      t.opts.Native,
 	}
 	if in.Stdin != nil {
 		sr.Stdin = strings.NewReader(*in.Stdin)

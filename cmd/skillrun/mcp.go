@@ -166,7 +166,8 @@ refuses requests whose Host or Origin is not that address.`,
 						servedMu.Lock()
 						defer servedMu.Unlock()
 						return served
-					}}))
+					},
+					Native: policyNative(pol)}))
 			}
 			// Markdown skills (.AchillesSkills) beside them, as skill_<name>;
 			// their steps may call the workspace tools under the same grant

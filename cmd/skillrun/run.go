@@ -17,7 +17,6 @@ import (
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/skillname"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
@@ -69,6 +68,9 @@ type runFlags struct {
 	skills    []string
 	input     string
 	native    bool
+	// nativeSkills are the skills `shell --native NAME` trusts with the
+	// native tier.
+	nativeSkills []string
 
 	pol *capabilities.Policy   // --policy, once loaded (loadPolicy)
 	res *capabilities.Resolver // the flags as a resolver, once built (resolver)
@@ -435,33 +437,4 @@ var _ pflag.Value = grantFlag{}
 func pluginFailed(err error) bool {
 	_, ok := errors.AsType[*sandbox.PluginError](err)
 	return ok
-}
-
-// nativeTier is the native tier for skill s when the operator trusts it
-// with it (--native, or native = true in its own policy table), or nil.
-// Where host processes cannot be confined it refuses (exit 125): a
-// script never runs unconfined.
-func nativeTier(f *runFlags, s *skills.Skill, stderr io.Writer) (*scripts.NativeTier, error) {
-	var tier *scripts.NativeTier
-	if f.native {
-		tier = &scripts.NativeTier{}
-	}
-	pol, err := f.loadPolicy()
-	if err != nil {
-		return nil, err
-	}
-	ng, err := pol.Native(s.Ref())
-	if err != nil {
-		fmt.Fprintf(stderr, "skillrun: %s\n", termsafe.String(err.Error()))
-	}
-	if ng != nil {
-		tier = &scripts.NativeTier{Path: ng.Path}
-	}
-	if tier == nil {
-		return nil, nil
-	}
-	if err := native.Check(); err != nil {
-		return nil, &exitError{code: exitSandbox, err: err}
-	}
-	return tier, nil
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/skillrun/skillrun/yamlmod"
@@ -218,7 +217,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		return modErr
 	}
 
-	nativeFor, err := sessionNative(f, catalog, stderr)
+	nativeFor, err := nativeTiers(f.native, f.run.pol, catalog, "this session", stderr)
 	if err != nil {
 		return err
 	}
@@ -497,39 +496,4 @@ func printAnswer(w io.Writer, text string, tty bool) {
 		text = termsafe.Text(text)
 	}
 	fmt.Fprintln(w, text)
-}
-
-// sessionNative says which skills' scripts run under the native tier:
-// those --native names and those whose own policy table grants it. A
-// --native name that is no skill of the session is a usage error; where
-// host processes cannot be confined, asking for the tier is refused.
-func sessionNative(f *sessionFlags, catalog []*skills.Skill, stderr io.Writer) (func(*skills.Skill) *scripts.NativeTier, error) {
-	tiers := map[*skills.Skill]*scripts.NativeTier{}
-	for _, name := range f.native {
-		found := false
-		for _, s := range catalog {
-			if s.Name == name {
-				tiers[s], found = &scripts.NativeTier{}, true
-			}
-		}
-		if !found {
-			return nil, usageErr("--native %s: no skill of that name in this session", name)
-		}
-	}
-	for _, s := range catalog {
-		ng, err := f.run.pol.Native(s.Ref())
-		if err != nil {
-			fmt.Fprintf(stderr, "skillrun: %s\n", termsafe.String(err.Error()))
-		}
-		if ng != nil {
-			tiers[s] = &scripts.NativeTier{Path: ng.Path}
-		}
-	}
-	if len(tiers) == 0 {
-		return nil, nil
-	}
-	if err := native.Check(); err != nil {
-		return nil, &exitError{code: exitSandbox, err: err}
-	}
-	return func(s *skills.Skill) *scripts.NativeTier { return tiers[s] }, nil
 }

@@ -37,12 +37,21 @@ The shell declares reading and writing the workspace: -A (or --allow-read
 does. FILE is a script inside the workspace or inside a --skills skill.
 Everything after FILE (or after -c COMMAND) goes to the script.
 
+--native NAME (or native = true in the skill's own --policy table) trusts
+one skill with the native tier: a command that runs one of its script
+files (python3 /skills/NAME/scripts/x.py, bash scripts/x.sh from its
+folder, a script with a #! line) starts it as a confined host process
+(Linux with Landlock), with the real python3, node or bash and the host
+programs they call; arguments naming /workspace, /tmp or the skill's
+folder are turned into host paths. Everything else stays in WebAssembly.
+
 Exit status: the shell's own, or 2 usage error, 124 timeout, 125 sandbox
 error or a limit of the shell (a fork bomb, a runaway recursion), 126 not
 granted, 127 a command the shell does not have.`,
 		Example: `  skillrun shell --workspace . -A -c 'cat data.csv | grep x | wc -l'
   skillrun shell --workspace . -A --skills ./pdf -c 'python3 /skills/pdf/scripts/check.py in.pdf'
-  skillrun shell --workspace . -A build.sh --fast`,
+  skillrun shell --workspace . -A build.sh --fast
+  skillrun shell --workspace . -A --skills ./stats --native stats -c 'python3 /skills/stats/scripts/fit.py data.csv'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runShell(cmd, &f, cmd.Flags().Changed("command"), command, args)
@@ -55,6 +64,7 @@ granted, 127 a command the shell does not have.`,
 	fl.StringVar(&f.workspace, "workspace", ".", "the host `DIR` mounted at /workspace (as granted); the working directory")
 	fl.StringArrayVar(&f.skills, "skills", nil, "a skill `PATH` (or a folder of skills) mounted read-only at /skills/<name> (repeatable)")
 	addGrantFlags(fl, &f)
+	fl.StringArrayVar(&f.nativeSkills, "native", nil, "run the script files of the --skills skill `NAME` that a command starts as confined host processes (the native tier; Linux with Landlock; only for a skill you trust; repeatable)")
 	return cmd
 }
 
@@ -95,6 +105,14 @@ func runShell(cmd *cobra.Command, f *runFlags, hasCommand bool, command string, 
 			return err
 		}
 	}
+	pol, err := f.loadPolicy()
+	if err != nil {
+		return err
+	}
+	nativeFor, err := nativeTiers(f.nativeSkills, pol, catalog, "--skills", stderr)
+	if err != nil {
+		return err
+	}
 	auditor, auditDone, err := openAuditLog(f.audit, stderr)
 	if err != nil {
 		return usageErr("--audit: %v", err)
@@ -120,6 +138,7 @@ func runShell(cmd *cobra.Command, f *runFlags, hasCommand bool, command string, 
 			Granted:  grant.Granted,
 		},
 		Skills: catalog,
+		Native: nativeFor,
 	})
 	return runExit("shell", res, err)
 }

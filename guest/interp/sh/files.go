@@ -101,6 +101,11 @@ func (sh *shell) shCommand(e *proc.Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "%s: %v\n", args[0], err)
 		return exitUsage
 	}
+	if inv.file != "" && len(args) > 1 && args[1] == inv.file && nativeScript(e.Dir, inv.file) {
+		// The operator runs this skill's scripts as host processes: the
+		// host decides (and checks again) through exec.
+		return sh.interpreterCommand(e, append([]string{"bash"}, args[1:]...))
+	}
 	environ := e.Environ
 	var src io.Reader
 	switch {
@@ -118,4 +123,26 @@ func (sh *shell) shCommand(e *proc.Env, args []string) int {
 		src = e.Stdin
 	}
 	return sh.runScriptIO(e.Ctx, src, inv.name, e.Dir, environ, inv.opts, inv.params, e.Stdin, e.Stdout, e.Stderr)
+}
+
+// nativeEnv names the variable in which the host lists the skill folders
+// (/skills/<name>) whose scripts the operator runs under the native
+// tier, separated by ":".
+const nativeEnv = "SKILLRUN_NATIVE"
+
+// nativeScript reports whether the script file (relative to dir) lies in
+// a folder the host lists in $SKILLRUN_NATIVE, as the shell started: a
+// script cannot change the list, and the host checks the request anyway.
+func nativeScript(dir, file string) bool {
+	p := file
+	if !path.IsAbs(p) {
+		p = path.Join(dir, p)
+	}
+	p = path.Clean(p)
+	for _, d := range strings.Split(os.Getenv(nativeEnv), ":") {
+		if d != "" && strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
 }
