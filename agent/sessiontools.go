@@ -415,6 +415,7 @@ func (r *run) parallel(name string) bool {
 func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolOutput, error) {
 	r.emit(TranscriptEvent{Type: EventToolCall, Turn: turn, CallID: c.ID, Tool: c.Name, Input: safeJSON(c.Input)})
 	t0 := time.Now()
+	ctx, tier := scripts.RecordTiers(ctx)
 	res, fatal := r.dispatch(ctx, c)
 	res.CallID = c.ID
 	r.mu.Lock()
@@ -424,7 +425,7 @@ func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolOutput, er
 	}
 	r.mu.Unlock()
 	r.emit(TranscriptEvent{Type: EventToolResult, Turn: turn, CallID: c.ID, Tool: c.Name, Content: Truncate(res.Content, maxTranscriptContent),
-		IsError: res.IsError, DurationMS: time.Since(t0).Milliseconds()})
+		IsError: res.IsError, DurationMS: time.Since(t0).Milliseconds(), Tier: tier()})
 	return res, fatal
 }
 

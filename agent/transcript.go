@@ -74,6 +74,11 @@ type TranscriptEvent struct {
 	Input   json.RawMessage `json:"input,omitempty"`
 	Content string          `json:"content,omitempty"`
 	IsError bool            `json:"is_error,omitempty"`
+	// Tier (tool_result) says where the call's scripts ran: "wasm",
+	// "native" (confined host processes: a skill the operator trusts
+	// with the native tier), "wasm+native", or nothing when no script
+	// ran ([scripts.RecordTiers]).
+	Tier string `json:"tier,omitempty"`
 
 	// retry
 	Attempt int    `json:"attempt,omitempty"`

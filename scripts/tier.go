@@ -1,0 +1,52 @@
+package scripts
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Tier names of [RecordTiers]: where a call's scripts ran.
+const (
+	TierWasm   = "wasm"   // in WebAssembly, under wazero
+	TierNative = "native" // as confined host processes ([NativeTier])
+)
+
+type tierKey struct{}
+
+// tierRecord is what the runs under one context used.
+type tierRecord struct{ wasm, native atomic.Bool }
+
+// RecordTiers returns ctx in which every run started records its tier,
+// and a function naming the tiers used so far: "wasm", "native",
+// "wasm+native" (a sandboxed shell that started a trusted skill's script
+// natively) or "" (nothing ran: a refusal, a host tool). A session
+// writes it into each tool result of its transcript, so a reader sees
+// which calls ran host processes.
+func RecordTiers(ctx context.Context) (context.Context, func() string) {
+	rec := &tierRecord{}
+	return context.WithValue(ctx, tierKey{}, rec), func() string {
+		switch w, n := rec.wasm.Load(), rec.native.Load(); {
+		case w && n:
+			return TierWasm + "+" + TierNative
+		case n:
+			return TierNative
+		case w:
+			return TierWasm
+		}
+		return ""
+	}
+}
+
+// noteTier records in ctx's record, if any, that a run of the tier
+// started.
+func noteTier(ctx context.Context, native bool) {
+	rec, ok := ctx.Value(tierKey{}).(*tierRecord)
+	if !ok {
+		return
+	}
+	if native {
+		rec.native.Store(true)
+	} else {
+		rec.wasm.Store(true)
+	}
+}
