@@ -299,3 +299,18 @@ func BenchmarkStart(b *testing.B) {
 		}
 	})
 }
+
+// TestWithoutMain: a program that runs native scripts but does not call
+// Main would run its own main in the helper's place; Run notices that
+// the process never says it is the helper, stops it and says what to do.
+func TestWithoutMain(t *testing.T) {
+	requireConfinement(t)
+	bin := filepath.Join(t.TempDir(), "nomain")
+	build := exec.Command("go", "build", "-o", bin, "./testdata/nomain")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	out, err = exec.Command(bin).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "did not start as the native tier's helper")
+	assert.Contains(t, string(out), "must call native.Main()")
+}

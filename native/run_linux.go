@@ -179,7 +179,14 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 		return nil, err
 	}
 	defer errRead.Close()
-	cmd.ExtraFiles = []*os.File{goRead, errWrite}
+	readyRead, readyWrite, err := os.Pipe() // the helper says it is one
+	if err != nil {
+		goRead.Close()
+		errWrite.Close()
+		return nil, err
+	}
+	defer readyRead.Close()
+	cmd.ExtraFiles = []*os.File{goRead, errWrite, readyWrite}
 	uid, gid := os.Getuid(), os.Getgid()
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS,
@@ -195,9 +202,19 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 	err = cmd.Start()
 	goRead.Close()
 	errWrite.Close()
+	readyWrite.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%w: starting the confined process in new user, PID and network namespaces: %w "+
 			"(are unprivileged user namespaces switched off? see sysctl user.max_user_namespaces)", ErrUnconfined, err)
+	}
+	// A binary that does not call Main runs its own main instead of the
+	// helper: it never says it is ready, and is stopped before the
+	// go-ahead.
+	if err := awaitHelper(ctx, readyRead); err != nil {
+		kill(cmd, nil)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("%w: %s did not start as the native tier's helper (%w): a program that runs native scripts must call native.Main() first thing in main, and a test binary in TestMain",
+			ErrUnconfined, self, err)
 	}
 	cg, cgErr := newPidsCgroup(s.Procs)
 	res.ProcLimit = "RLIMIT_NPROC"
@@ -245,6 +262,31 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 	}
 	return res, nil
 }
+
+// helperWait bounds the wait for the helper to say it is one.
+const helperWait = 10 * time.Second
+
+// awaitHelper waits for the helper's ready byte on r: an end of file
+// means the process exited (or closed its descriptors) without saying it.
+func awaitHelper(ctx context.Context, r *os.File) error {
+	deadline := time.Now().Add(helperWait)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = r.SetReadDeadline(deadline)
+	var b [1]byte
+	n, err := r.Read(b[:])
+	if n == 1 && b[0] == helperReady {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = errors.New("it exited without saying it was the helper")
+	}
+	return err
+}
+
+// helperReady is the byte the helper writes when it starts.
+const helperReady = 'R'
 
 // contextErr is the caller's cancellation (not the run's own timeout).
 func (*Spec) contextErr(ctx context.Context) error {
@@ -311,6 +353,15 @@ func helper(raw string) error {
 	var s helperSpec
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		return fmt.Errorf("reading the confinement spec: %w", err)
+	}
+	ready := os.NewFile(5, "native-ready")
+	if ready == nil {
+		return errors.New("no ready pipe")
+	}
+	_, err := ready.Write([]byte{helperReady})
+	_ = ready.Close()
+	if err != nil {
+		return fmt.Errorf("saying it is ready: %w", err)
 	}
 	goAhead := os.NewFile(3, "native-go")
 	if goAhead == nil {

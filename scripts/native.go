@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -160,6 +161,35 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 	}
 	env := append(envFor(eff), "PATH="+strings.Join(path, ":"), "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
 		"SKILL_DIR="+skillDir)
+	if workspace != "" && !hasEnv(env, "WORKSPACE") {
+		// Where the sandbox shows /workspace: a script written for both
+		// ("WORKSPACE", default /workspace) finds it.
+		env = append(env, "WORKSPACE="+workspace)
+	}
+	if lang == interp.Python {
+		// The same packages as in WebAssembly: the skill's vendored lib/
+		// and what `skillrun deps` pinned for it, read-only.
+		var pp []string
+		if fi, err := os.Stat(filepath.Join(skillDir, "lib")); err == nil && fi.IsDir() {
+			pp = append(pp, filepath.Join(skillDir, "lib"))
+		}
+		site, err := pinnedSite(skillDir, sitePackagesGuestPath)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrNotRunnable, label, err)
+		}
+		for _, m := range site {
+			pp = append(pp, m.HostDir)
+			ro = append(ro, m.HostDir)
+		}
+		// As in WebAssembly, a grant cannot set the interpreter's own.
+		env = slices.DeleteFunc(env, func(kv string) bool {
+			k, _, _ := strings.Cut(kv, "=")
+			return slices.Contains([]string{"PYTHONPATH", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONEXECUTABLE"}, k)
+		})
+		if len(pp) > 0 {
+			env = append(env, "PYTHONPATH="+strings.Join(pp, ":"))
+		}
+	}
 	spec := &native.Spec{
 		Path: exe, Args: append([]string{prog, filepath.Join(skillDir, filepath.FromSlash(sc.Source))}, args...),
 		Env: env, Dir: dir, ReadOnly: ro, ReadWrite: rw,
@@ -191,6 +221,11 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 	}
 	auditor.Audit(ctx, audit.Event{Time: time.Now(), Skill: s.Name, Script: script, Kind: "run", Value: label, Decision: audit.Allow, Reason: end})
 	return out, err
+}
+
+// hasEnv reports whether env sets key.
+func hasEnv(env []string, key string) bool {
+	return slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, key+"=") })
 }
 
 // lookNative finds prog in the folders of path.
