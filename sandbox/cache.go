@@ -67,10 +67,32 @@ func (r *Runtime) openCache(dir string) (wazero.CompilationCache, error) {
 		_ = os.Remove(f.Name()) // a probe left behind is harmless
 	}
 	r.cacheRoot = dir
-	r.checkCache(false)
-	r.pruneCache()
+	// Every entry new since the last check is checked before wazero can
+	// load it; the whole cache is checked and pruned at most once per
+	// maintainEvery, so that a process's start does not grow with the
+	// cache (hundreds of entries cost a one-shot run 20 ms).
+	stamp := filepath.Join(dir, maintainedStamp)
+	var since time.Time
+	if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < maintainEvery {
+		since = fi.ModTime().Add(-time.Minute) // a write in flight at the last check
+	}
+	r.checkCacheSince(since, false)
+	if since.IsZero() {
+		r.pruneCache()
+		if f, err := os.Create(stamp); err == nil {
+			_ = f.Close()
+		}
+	}
 	return cache, nil
 }
+
+// maintainedStamp is the file of the cache's folder whose time is the
+// last whole check and prune (openCache).
+const maintainedStamp = ".maintained"
+
+// maintainEvery is how often opening the cache checks every entry and
+// prunes the cache; between, it checks the entries written since.
+const maintainEvery = time.Hour
 
 // cacheEntries lists the cache's files, oldest first.
 func (r *Runtime) cacheEntries() []cacheEntry {
@@ -129,7 +151,11 @@ const staleTemp = 10 * time.Minute
 // checkCache deletes entries that are not well-formed (with full, their
 // code's checksum too) and stale temporary files. It reports whether it
 // deleted any.
-func (r *Runtime) checkCache(full bool) bool {
+func (r *Runtime) checkCache(full bool) bool { return r.checkCacheSince(time.Time{}, full) }
+
+// checkCacheSince is checkCache for the entries modified at or after
+// since (all for the zero time).
+func (r *Runtime) checkCacheSince(since time.Time, full bool) bool {
 	if r.cacheRoot == "" {
 		return false
 	}
@@ -137,6 +163,9 @@ func (r *Runtime) checkCache(full bool) bool {
 	defer r.cacheMu.Unlock()
 	deleted := false
 	for _, e := range r.cacheEntries() {
+		if e.mtime.Before(since) {
+			continue
+		}
 		var err error
 		if strings.HasSuffix(e.path, ".tmp") {
 			if time.Since(e.mtime) < staleTemp {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMemoEvicts: the Runtime keeps compiled modules up to
@@ -182,5 +183,55 @@ func TestCompileOnce(t *testing.T) {
 	_ = r.Close(ctx)
 	if _, err := r.CompileOnce(ctx, [32]byte{9}, load(modExit(5), nil)); err == nil {
 		t.Error("CompileOnce after Close compiled; want an error")
+	}
+}
+
+// TestCacheMaintainedSince: between whole checks, opening the cache
+// checks the entries written since the last one, so a bad entry written
+// after it is still never loaded, and one older is left for the next
+// whole check (a process start does not grow with the cache).
+func TestCacheMaintainedSince(t *testing.T) {
+	if !compilerSupported() {
+		t.Skip("the disk cache holds compiler output only")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func() {
+		t.Helper()
+		r, err := New(ctx, &Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Close(ctx)
+	}
+	open()
+	wz, _ := filepath.Glob(filepath.Join(dir, "wazero-*"))
+	if len(wz) == 0 {
+		t.Fatal("no wazero folder")
+	}
+	old, fresh := filepath.Join(wz[0], "old"), filepath.Join(wz[0], "fresh")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("WAZEVO\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(old, time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	open()
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("a bad entry written since the last check was kept: %v", err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("an entry older than the last check was checked between whole checks: %v", err)
+	}
+	// An hour on, the whole cache is checked again.
+	stamp := filepath.Join(dir, maintainedStamp)
+	if err := os.Chtimes(stamp, time.Now().Add(-maintainEvery-time.Minute), time.Now().Add(-maintainEvery-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	open()
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the whole check kept a bad entry: %v", err)
 	}
 }
