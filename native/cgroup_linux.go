@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -26,7 +27,7 @@ var cgroupSeq atomic.Int64
 // newPidsCgroup makes a pids cgroup of at most max processes, or says why
 // it cannot.
 func newPidsCgroup(max int) (*pidsCgroup, error) {
-	bases := pidsBases()
+	bases := cachedPidsBases()
 	if len(bases) == 0 {
 		return nil, errors.New("no pids cgroup controller is mounted")
 	}
@@ -82,6 +83,10 @@ func (c *pidsCgroup) remove() {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// cachedPidsBases is pidsBases, read once per process: the cgroups a
+// process is in do not change under it.
+var cachedPidsBases = sync.OnceValue(pidsBases)
 
 // pidsBases are the cgroups skillrun is in that have the pids controller:
 // its cgroup v2 (when pids is enabled for its children) and its cgroup v1

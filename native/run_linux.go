@@ -198,31 +198,49 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 		Pdeathsig:   syscall.SIGKILL, // skillrun gone, the run goes too
 	}
 	cmd.WaitDelay = 2 * time.Second
+	// The pids cgroup is made while the helper starts (a cgroup v1
+	// mkdir costs as much as the helper's start); the helper waits for
+	// the go-ahead until it is in it.
+	type made struct {
+		cg  *pidsCgroup
+		err error
+	}
+	cgMade := make(chan made, 1)
+	go func() {
+		cg, err := newPidsCgroup(s.Procs)
+		cgMade <- made{cg, err}
+	}()
 	start := time.Now()
 	err = cmd.Start()
 	goRead.Close()
 	errWrite.Close()
 	readyWrite.Close()
 	if err != nil {
+		if m := <-cgMade; m.cg != nil {
+			m.cg.remove()
+		}
 		return nil, fmt.Errorf("%w: starting the confined process in new user, PID and network namespaces: %w "+
 			"(are unprivileged user namespaces switched off? see sysctl user.max_user_namespaces)", ErrUnconfined, err)
 	}
 	// A binary that does not call Main runs its own main instead of the
 	// helper: it never says it is ready, and is stopped before the
 	// go-ahead.
+	m := <-cgMade
+	cg, cgErr := m.cg, m.err
+	if cg != nil {
+		defer cg.remove()
+	}
 	if err := awaitHelper(ctx, readyRead); err != nil {
-		kill(cmd, nil)
+		kill(cmd, cg)
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("%w: %s did not start as the native tier's helper (%w): a program that runs native scripts must call native.Main() first thing in main, and a test binary in TestMain",
 			ErrUnconfined, self, err)
 	}
-	cg, cgErr := newPidsCgroup(s.Procs)
 	res.ProcLimit = "RLIMIT_NPROC"
 	if cgErr == nil {
 		if err := cg.add(cmd.Process.Pid); err == nil {
 			res.ProcLimit = "pids cgroup"
 		}
-		defer cg.remove()
 	}
 	_, _ = goWrite.Write([]byte{1})
 	goWrite.Close()

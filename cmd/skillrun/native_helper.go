@@ -1,9 +1,7 @@
 package main
 
-import "github.com/skillrun/skillrun/native"
-
-// init runs before main (and before the tests' TestMain): when the native
-// tier re-executes this binary to confine a script's host process,
-// native.Main confines it and executes the program in its place; in
-// every other start it returns at once.
-func init() { native.Main() }
+// The native tier re-executes skillrun as the helper that confines a
+// host process (package native): the helper package's init confines it
+// and executes the program in its place, before the rest of skillrun is
+// initialised; in any other start it returns at once.
+import _ "github.com/skillrun/skillrun/native/helper"
