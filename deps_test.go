@@ -32,7 +32,8 @@ var layers = map[string][]string{
 	"yamlmod":         {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"}, // YAML skill, tool and agent modules
 	"capabilities":    {"internal"},
 	// The native tier confines host processes, beside the sandbox core.
-	"native": {"internal"},
+	"native":        {"internal"},
+	"native/helper": {"native"}, // the helper's early init, for binaries to import
 	// The sandbox core stands alone (issue 12): no skills, no grants, no
 	// host; only the audit event types and the internal helpers below.
 	"sandbox":          {"audit", "internal/abi", "internal/buildid", "internal/fsguard", "internal/safefile", "internal/units"},
