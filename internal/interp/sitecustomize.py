@@ -58,7 +58,9 @@ class _Unavailable:
         if name in _COMPILED or top in _COMPILED:
             msg = ("No module named %r: it is (or needs) a compiled extension module, and %s where "
                    "only pure-Python code can load (the standard library and packages the skill "
-                   "vendors under lib/)" % (name, _WHY))
+                   "vendors under lib/). An operator who trusts this skill can run its scripts as "
+                   "confined host processes with the host's packages: the native tier (--native, "
+                   "or native = true in the skill's policy table; Linux)" % (name, _WHY))
         elif path is None:
             msg = ("No module named %r: %s with the standard library and the pure-Python packages the "
                    "skill vendors under lib/ or `skillrun deps SKILL` fetched; run `skillrun deps` on the "
