@@ -41,4 +41,13 @@ func TestRunNative(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, trial.IsResolved, "failure mode %s: %s", trial.FailureMode, transcript)
 	assert.Regexp(t, `"type":"tool_result"[^\n]*"tool":"py-csv-report__report"[^\n]*"tier":"native"`, string(transcript))
+	rc, err := readRunConfig(filepath.Join(sum.Dirs[0], runConfigFile))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"py-csv-report"}, rc.NativeSkills, "run_config.yaml says which skills ran natively")
+
+	// The tier is part of the matrix: resuming without it is refused.
+	again := scriptedConfig(t, []*Task{task}, cfg.Out, "example-skills")
+	again.Resume = true
+	_, err = Run(context.Background(), again)
+	require.ErrorContains(t, err, "native tier for [py-csv-report], now []")
 }

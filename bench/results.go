@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -40,6 +41,9 @@ type RunConfig struct {
 	Parallel     int        `yaml:"n_concurrent_trials" json:"n_concurrent_trials"`
 	PluginSet    *PluginSet `yaml:"plugin_set" json:"plugin_set"`
 	SkillsLoaded []string   `yaml:"skills_loaded" json:"skills_loaded"`
+	// NativeSkills are the skills whose scripts ran as confined host
+	// processes (`--native`): a different tier is a different matrix.
+	NativeSkills []string `yaml:"native_skills,omitempty" json:"native_skills,omitempty"`
 	// MergedFrom are the shard folders `bench merge` made this one of.
 	MergedFrom []string `yaml:"merged_from,omitempty" json:"merged_from,omitempty"`
 }
@@ -83,6 +87,11 @@ func (r *runner) runConfig() RunConfig {
 func (r *runner) prepareDir(a *arm, rc RunConfig) error {
 	rc.PluginSet = a.set
 	rc.SkillsLoaded = skillNames(a.skills)
+	rc.NativeSkills = nil
+	for sk := range a.natives {
+		rc.NativeSkills = append(rc.NativeSkills, sk.Name)
+	}
+	slices.Sort(rc.NativeSkills)
 	file := filepath.Join(a.dir, runConfigFile)
 	_, statErr := os.Lstat(a.dir)
 	if r.cfg.Resume && errors.Is(statErr, os.ErrNotExist) {
@@ -149,6 +158,8 @@ func diffRunConfig(a, b RunConfig) string {
 		return fmt.Sprintf("plugin sets %v, now %v", a.Sets, b.Sets)
 	case a.Shard != b.Shard:
 		return fmt.Sprintf("shard %s, now %s", a.Shard, b.Shard)
+	case !slices.Equal(a.NativeSkills, b.NativeSkills):
+		return fmt.Sprintf("native tier for %v, now %v", a.NativeSkills, b.NativeSkills)
 	case !samePluginSet(a.PluginSet, b.PluginSet):
 		return "the plugin set's definition changed"
 	}
