@@ -50,10 +50,13 @@ func TestNativeFromShell(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(base, "evil.py"), filepath.Join(base, "trusted", "scripts", "link.py")))
 
 	var log testkit.AuditLog
+	// sourceRunner: the compile cache the other shell tests use, so the
+	// shell and Python guests compile once per machine (a second compile
+	// into a test cache took over CompileTimeout under -race in CI).
 	shell := func(command string) (string, string, uint32) {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		res, err := sharedRunner(t).RunShell(context.Background(), &ShellRun{
+		res, err := sourceRunner(t).RunShell(context.Background(), &ShellRun{
 			ScriptRun: ScriptRun{
 				Services: host.Services{Workspace: ws, Auditor: log.Auditor()},
 				Args:     []string{"-c", command}, Stdout: &out, Stderr: &errOut,
