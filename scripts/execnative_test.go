@@ -23,6 +23,13 @@ import (
 // way the command names it; every other command, and every trick to make
 // other code run natively through it, stays in WebAssembly.
 func TestNativeFromShell(t *testing.T) {
+	if raceEnabled {
+		// Its Wasm runs (the shell, Python) measure the guests, which
+		// the race detector does not instrument; the native tier's own
+		// goroutines are raced in TestNativeNetwork. `make test` runs it
+		// again without -race.
+		t.Skip("run without -race: `make test` runs it in a second go test")
+	}
 	requireNative(t)
 	interpreters(t, interp.Shell)
 	find := interpreters(t, interp.Python)
