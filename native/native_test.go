@@ -148,6 +148,51 @@ func TestNoNetwork(t *testing.T) {
 	}
 }
 
+// TestNoUnixSockets is the escape through a same-user UNIX socket: the
+// program finds a socket by path (skillrun's resident in its 0700 cache
+// folder, an ssh-agent, the session bus) and connects, which Landlock
+// below ABI 9 does not govern. It cannot even make the socket; socket
+// pairs between its own processes still work.
+func TestNoUnixSockets(t *testing.T) {
+	requireConfinement(t)
+	b := newBox(t)
+	sock := filepath.Join(b.outside, "resident.sock")
+	ln, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	script := `import socket, sys
+for kind, addr in ((socket.SOCK_STREAM, sys.argv[1]), (socket.SOCK_DGRAM, sys.argv[1]), (socket.SOCK_STREAM, "\0abstract")):
+    try:
+        s = socket.socket(socket.AF_UNIX, kind)
+        s.connect(addr)
+        print("CONNECTED", addr)
+    except OSError as e:
+        print("refused:", e.errno == 13)
+a, b = socket.socketpair()
+a.sendall(b"pair"); print(b.recv(4).decode())
+`
+	var stdout, stderr bytes.Buffer
+	res, err := Run(context.Background(), &Spec{Path: "/usr/bin/python3", Args: []string{"python3", "-c", script, sock},
+		Env: []string{"PATH=/usr/bin:/bin"}, Dir: b.workspace,
+		ReadOnly: append([]string{b.skill}, SystemPaths...), ReadWrite: []string{b.workspace},
+		Stdout: &stdout, Stderr: &stderr, Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, stderr.String())
+	assert.Equal(t, "refused: True\nrefused: True\nrefused: True\npair\n", stdout.String())
+	select {
+	case <-accepted:
+		t.Fatal("the confined program reached a UNIX socket outside its grant")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
 // TestForkBomb: forks past the process bound fail; the run ends.
 func TestForkBomb(t *testing.T) {
 	requireConfinement(t)

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/skillrun/skillrun/internal/landlock"
+	"github.com/skillrun/skillrun/internal/seccomp"
 )
 
 // minABI is the oldest Landlock ABI the tier accepts: 4 (Linux 6.7),
@@ -416,6 +417,13 @@ func helper(raw string) error {
 	runtime.LockOSThread() // never unlocked: this thread executes the program or exits
 	if err := landlock.Restrict(s.ABI, s.RO, s.RW, ports...); err != nil {
 		return fmt.Errorf("confining with Landlock: %w", err)
+	}
+	// Landlock governs connect(2) to pathname UNIX sockets only from
+	// ABI 9, and the program keeps the user's uid: without this it could
+	// reach the user's resident, ssh-agent or session bus by path. The
+	// relay, started above, is not bound by it.
+	if err := seccomp.DenyUnixSockets(); err != nil {
+		return fmt.Errorf("confining: %w", err)
 	}
 	if err := syscall.Exec(s.Path, s.Args, s.Env); err != nil {
 		return fmt.Errorf("executing %s: %w", s.Path, err)

@@ -118,8 +118,8 @@ func Serve(ctx context.Context, l *Listener, idle time.Duration, h Handler) erro
 func serveConn(ctx context.Context, conn *net.UnixConn, running *sync.Mutex, h Handler) {
 	defer func() { _ = conn.Close() }()
 	reply := func(r Reply) { _ = writeMessage(conn, r) }
-	if uid, err := peerUID(conn); err != nil || uid != os.Getuid() {
-		reply(Reply{Error: fmt.Sprintf("peer is user %d, not this one (%d)", uid, os.Getuid())})
+	if err := checkPeer(conn); err != nil {
+		reply(Reply{Error: err.Error()})
 		return
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -194,23 +194,68 @@ func readRequest(conn *net.UnixConn) (*Request, [3]*os.File, error) {
 	return &req, stdio, nil
 }
 
-// peerUID is the user id of the process at the other end of conn.
-func peerUID(conn *net.UnixConn) (int, error) {
+// peerCred is the credentials of the process at the other end of conn,
+// as the kernel recorded them when it connected.
+func peerCred(conn *net.UnixConn) (*syscall.Ucred, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
 	var cred *syscall.Ucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	}); err != nil {
-		return -1, err
+		return nil, err
 	}
-	if credErr != nil {
-		return -1, credErr
+	return cred, credErr
+}
+
+// peerNamespaces are the namespaces a client must share with the
+// resident. A confined process (the native tier, the build sandbox) keeps
+// the user's uid but lives in new user, PID and network namespaces: the
+// uid alone would let it hand the resident a command to run outside its
+// own grant.
+var peerNamespaces = []struct{ file, name string }{{"user", "user"}, {"pid", "PID"}, {"net", "network"}}
+
+// checkPeer accepts only a client of this user in this process's user,
+// PID and network namespaces. It fails closed: a peer whose namespaces
+// cannot be read (it is not visible in this PID namespace, so the kernel
+// reports pid 0, or it is gone) is refused.
+func checkPeer(conn *net.UnixConn) error {
+	cred, err := peerCred(conn)
+	if err != nil {
+		return fmt.Errorf("cannot identify the peer: %w", err)
 	}
-	return int(cred.Uid), nil
+	if int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("peer is user %d, not this one (%d)", cred.Uid, os.Getuid())
+	}
+	if cred.Pid <= 0 {
+		return errors.New("peer is in another PID namespace (no pid here); only processes of this namespace may use the resident")
+	}
+	for _, ns := range peerNamespaces {
+		same, err := sameNamespace(int(cred.Pid), ns.file)
+		if err != nil {
+			return fmt.Errorf("cannot read the peer's %s namespace: %w", ns.name, err)
+		}
+		if !same {
+			return fmt.Errorf("peer (pid %d) is in another %s namespace; only processes of the resident's user, PID and network namespaces may use it", cred.Pid, ns.name)
+		}
+	}
+	return nil
+}
+
+// sameNamespace reports whether process pid is in this process's
+// namespace ns: the same device and inode of /proc/PID/ns/NS.
+func sameNamespace(pid int, ns string) (bool, error) {
+	var self, peer syscall.Stat_t
+	if err := syscall.Stat("/proc/self/ns/"+ns, &self); err != nil {
+		return false, err
+	}
+	if err := syscall.Stat(fmt.Sprintf("/proc/%d/ns/%s", pid, ns), &peer); err != nil {
+		return false, err
+	}
+	return self.Dev == peer.Dev && self.Ino == peer.Ino, nil
 }
 
 // Call hands req to the resident at path with stdio, and waits for its

@@ -226,9 +226,7 @@ func TestPeerIsThisUser(t *testing.T) {
 	require.NoError(t, err)
 	defer a.Close()
 	defer b.Close()
-	uid, err := peerUID(a)
-	require.NoError(t, err)
-	assert.Equal(t, os.Getuid(), uid)
+	assert.NoError(t, checkPeer(a), "a process of this user and namespaces")
 }
 
 func unixPair() (*net.UnixConn, *net.UnixConn, error) {
@@ -302,4 +300,58 @@ print(s.recv(n).decode())
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), `"error":"peer is user 65534, not this one (0)"`)
 	assert.False(t, ran.Load())
+}
+
+// TestOtherNamespaceRefused is the native tier's escape through the
+// resident: a process of the same user, confined in new user, PID and
+// network namespaces, reaches the socket and asks it to run a command
+// outside its grant. The resident answers with an error and runs nothing.
+// (The native tier's seccomp filter stops it before it can connect; this
+// is the resident's own check.)
+func TestOtherNamespaceRefused(t *testing.T) {
+	const python = "/usr/bin/python3.11"
+	if _, err := os.Stat(python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("%s is required: %v", python, err)
+		}
+		t.Skip(err)
+	}
+	var ran atomic.Bool
+	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { ran.Store(true); return 0 })
+	client := `import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+n = int.from_bytes(s.recv(4), "big")
+print(s.recv(n).decode())
+`
+	type nsCase struct {
+		name  string
+		flags uintptr
+		ns    string
+	}
+	cases := []nsCase{
+		{"user, PID and network (the native tier's)", syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET, "another user namespace"},
+	}
+	if os.Getuid() == 0 { // new PID or network namespaces alone need root
+		cases = append(cases,
+			nsCase{"PID", syscall.CLONE_NEWPID, "another PID namespace"},
+			nsCase{"network", syscall.CLONE_NEWNET, "another network namespace"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(python, "-c", client, path)
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/"}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: c.flags}
+			if c.flags&syscall.CLONE_NEWUSER != 0 {
+				uid, gid := os.Getuid(), os.Getgid()
+				cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+				cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			}
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			assert.Contains(t, string(out), `"error":"peer`)
+			assert.Contains(t, string(out), c.ns)
+			assert.False(t, ran.Load(), "the resident ran a command for a process of another namespace")
+		})
+	}
 }
