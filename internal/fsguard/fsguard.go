@@ -8,8 +8,9 @@
 //     special files (FIFOs, sockets, devices);
 //   - a [Guard] keeps protected folders (skill folders, the interpreters,
 //     the compile cache) unchangeable through a writable root that
-//     contains them, and every skill folder in the root too: any folder
-//     that holds a SKILL.md.
+//     contains them, and every module folder in the root too: any folder
+//     that holds a SKILL.md, a tool.yaml or a skill.yaml, every
+//     .AchillesSkills folder and every agents folder of YAML agents.
 package fsguard
 
 import (
@@ -104,7 +105,7 @@ type ProtectedError struct {
 }
 
 func (e *ProtectedError) Error() string {
-	return fmt.Sprintf("%s: in or above a protected folder (a skill, interpreter or compile-cache folder), which no script or tool may change (%s)", e.Path, e.Dir)
+	return fmt.Sprintf("%s: in or above a protected folder (a skill, tool or agent module, Markdown skills, interpreter or compile-cache folder), which no script or tool may change (%s)", e.Path, e.Dir)
 }
 
 // Is makes errors.Is match ErrProtected and fs.ErrPermission.
@@ -129,7 +130,11 @@ func (e *ProtectedError) Is(target error) bool {
 // Skill folders need no listing: every folder in the root that holds a
 // SKILL.md (or skill.md) is protected the same way when the change is
 // checked, so a script cannot rewrite another skill's module, wherever
-// that skill lies, and run its code later with that skill's grants. New
+// that skill lies, and run its code later with that skill's grants. The
+// same holds for every other kind of module whose code or instructions
+// run later with grants of their own: a YAML tool or skill module's
+// folder (tool.yaml, skill.yaml), a .AchillesSkills folder of Markdown
+// skills, and an agents folder holding YAML agent modules. New
 // skill folders can be made: a folder becomes protected once its SKILL.md
 // is written (so write it last). A folder renamed is first searched for
 // skill folders ([MaxSearch] entries at most; a larger one is refused).
@@ -293,25 +298,71 @@ func (g *Guard) Check(root *os.Root, name string, follow bool) (string, error) {
 // host names the folder p of the root on the host, for messages.
 func (g *Guard) host(p string) string { return filepath.Join(g.dir, filepath.FromSlash(p)) }
 
-// skillFileNames are the names of a skill's SKILL.md the loader accepts
-// (package skills).
-var skillFileNames = []string{"SKILL.md", "skill.md"}
+// moduleFileNames are the files that make their folder a module whose
+// code runs later with grants of its own: a skill's SKILL.md as the
+// loader accepts it (package skills), and a YAML tool or skill module's
+// tool.yaml or skill.yaml (package yamlmod).
+var moduleFileNames = []string{"SKILL.md", "skill.md", "tool.yaml", "tool.yml", "skill.yaml", "skill.yml"}
 
-// isSkillFolder reports whether the folder dir of root holds a SKILL.md
-// (of any type: a link named SKILL.md marks a skill folder too) that was
-// not created through g.
+// Folders whose name makes them modules: Markdown skills
+// (.AchillesSkills, package mdskill) and YAML agent modules
+// (agents/<id>.yaml, package yamlmod).
+const (
+	markdownSkillsFolder = ".AchillesSkills"
+	agentsFolder         = "agents"
+)
+
+// isSkillFolder reports whether the folder dir of root is a module
+// folder, which no one else may change: it holds a SKILL.md, tool.yaml or
+// skill.yaml (of any type: a link named so marks it too) that was not
+// created through g; or it is a .AchillesSkills folder; or it is an agents
+// folder holding an agent module (a .yaml or .yml file).
 func (g *Guard) isSkillFolder(root *os.Root, dir string) bool {
-	for _, n := range skillFileNames {
+	for _, n := range moduleFileNames {
 		if _, err := root.Lstat(filepath.FromSlash(path.Join(dir, n))); err == nil {
 			return !g.madeHere(root, dir)
+		}
+	}
+	name := path.Base(dir)
+	if dir == "." {
+		name = filepath.Base(g.dir)
+	}
+	switch name {
+	case markdownSkillsFolder:
+		return true
+	case agentsFolder:
+		return holdsAgentModule(root, dir)
+	}
+	return false
+}
+
+// holdsAgentModule reports whether the folder dir of root holds a .yaml
+// or .yml file (of any type), reading at most MaxSearch entries; a larger
+// folder counts as holding one.
+func holdsAgentModule(root *os.Root, dir string) bool {
+	f, err := root.Open(filepath.FromSlash(dir))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(MaxSearch + 1)
+	if len(names) > MaxSearch {
+		return true
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	for _, n := range names {
+		if strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml") {
+			return true
 		}
 	}
 	return false
 }
 
-// IsSkillFile reports whether name (slash-separated) is a skill's
-// SKILL.md, as the loader accepts it.
-func IsSkillFile(name string) bool { return slices.Contains(skillFileNames, path.Base(name)) }
+// IsSkillFile reports whether name (slash-separated) is a file that makes
+// its folder a module: a skill's SKILL.md, a tool.yaml or a skill.yaml.
+func IsSkillFile(name string) bool { return slices.Contains(moduleFileNames, path.Base(name)) }
 
 // Created tells g that name, a file of root, was just created by the
 // writer g guards (it did not exist before). If it is a SKILL.md, its

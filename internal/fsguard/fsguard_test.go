@@ -280,3 +280,66 @@ func TestOpenFileSpecial(t *testing.T) {
 		t.Error("O_NONBLOCK left set on a regular file")
 	}
 }
+
+// TestGuardModuleFolders: the other modules whose code or instructions
+// run later with grants of their own are protected like skill folders: a
+// YAML tool module (the attack: a shell command rewrote
+// mods/tools/greet/hello.sh and the next greet__hello call ran it), a YAML
+// skill module, an agents folder of YAML agents, and every
+// .AchillesSkills folder of Markdown skills.
+func TestGuardModuleFolders(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{
+		"mods/tools/greet/tool.yaml", "mods/tools/greet/hello.sh",
+		"mods/tools/old/tool.yml", "mods/tools/old/run.sh",
+		"mods/skills/report/skill.yaml", "mods/skills/report/executor.py",
+		"mods/agents/helper.yaml",
+		"proj/.AchillesSkills/notes.tskill.md", "proj/.AchillesSkills/plan/oskill.md",
+		"data/agents/readme.txt", // an agents folder holding no agent
+		"data/free.txt",
+	} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, g := unlistedGuard(t, dir)
+	for _, tt := range []struct {
+		name    string
+		follow  bool
+		refused bool
+	}{
+		{"mods/tools/greet/hello.sh", true, true},
+		{"mods/tools/greet/tool.yaml", true, true},
+		{"mods/tools/greet/new.sh", false, true},
+		{"mods/tools/old/run.sh", true, true},
+		{"mods/tools/greet", false, true}, // renaming the module
+		{"mods/tools", false, true},       // or a folder holding one
+		{"mods", false, true},
+		{"mods/skills/report/executor.py", true, true},
+		{"mods/agents/helper.yaml", true, true},
+		{"mods/agents/new.yaml", false, true},
+		{"proj/.AchillesSkills/notes.tskill.md", true, true},
+		{"proj/.AchillesSkills/new.cskill.md", false, true},
+		{"proj/.AchillesSkills/plan/oskill.md", true, true},
+		{"proj", false, true},
+		{"data/agents/readme.txt", true, false},
+		{"data/agents/notes.txt", false, false},
+		{"data/free.txt", true, false},
+		{"data", false, false},
+	} {
+		_, err := g.Check(root, tt.name, tt.follow)
+		if refused := errors.Is(err, ErrProtected); refused != tt.refused || (!tt.refused && err != nil) {
+			t.Errorf("Check(%q) = %v; want refused=%v", tt.name, err, tt.refused)
+		}
+	}
+	// A root that is itself a .AchillesSkills folder.
+	ms := filepath.Join(dir, "proj", ".AchillesSkills")
+	msRoot, msGuard := unlistedGuard(t, ms)
+	if _, err := msGuard.Check(msRoot, "notes.tskill.md", true); !errors.Is(err, ErrProtected) {
+		t.Errorf("writing into a .AchillesSkills root: %v; want refused", err)
+	}
+}
