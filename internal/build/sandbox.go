@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/skillrun/skillrun/internal/landlock"
+	"github.com/skillrun/skillrun/internal/seccomp"
 )
 
 // ErrUnconfined is matched (with errors.Is) by the error [Script] returns
@@ -84,6 +85,11 @@ func sandboxExec(raw string) error {
 	}
 	if err := landlock.Restrict(abi, s.RO, s.RW); err != nil {
 		return fmt.Errorf("confining the build with Landlock: %w", err)
+	}
+	// Landlock before ABI 9 leaves pathname UNIX sockets open: the
+	// user's resident, agents and buses stay out of reach this way.
+	if err := seccomp.DenyUnixSockets(); err != nil {
+		return fmt.Errorf("confining the build: %w", err)
 	}
 	if err := syscall.Exec(s.Path, s.Args, s.Env); err != nil {
 		return fmt.Errorf("executing %s: %w", s.Path, err)
