@@ -56,7 +56,7 @@ func (b *box) bash(t *testing.T, script string, edit func(*Spec)) (*Result, stri
 		Env:      []string{"PATH=/usr/bin:/bin", "WS=" + b.workspace, "SKILL=" + b.skill, "SECRET=" + b.secret, "OUTSIDE=" + b.outside},
 		Dir:      b.workspace,
 		ReadOnly: append([]string{b.skill}, SystemPaths...), ReadWrite: []string{b.workspace},
-		Stdout: &stdout, Stderr: &stderr, Timeout: 20 * time.Second}
+		Stdout: &stdout, Stderr: &stderr, Timeout: 20 * time.Second, Memory: 64 << 20}
 	if edit != nil {
 		edit(spec)
 	}
@@ -100,6 +100,10 @@ func TestAttacks(t *testing.T) {
 		{"rename out", `echo x > "$WS/f" && mv "$WS/f" "$OUTSIDE/f" && echo MOVED`, "", "MOVED"},
 		{"signal the parent", fmt.Sprintf(`kill -KILL %d && echo KILLED; kill -KILL 1 && echo SELF`, os.Getpid()), "No such process", "KILLED"},
 		// PR_GET_NO_NEW_PRIVS (39) is 1: no set-user-ID program gains a privilege.
+		// HOME and TMPDIR are one tmpfs bounded like the memory (64 MiB
+		// here), not the host's /tmp: files each under RLIMIT_FSIZE cannot
+		// add up to fill the disk.
+		{"fill TMPDIR", `for i in $(seq 1 40); do head -c 8M /dev/zero > "$TMPDIR/f$i" || break; done; echo "total=$(du -sm "$TMPDIR" | cut -f1)MB"`, "No space left on device", "total=320MB"},
 		{"gain privileges", `python3 -c 'import ctypes; print("nnp=%d" % ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))'`, "nnp=1", "nnp=0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -50,6 +50,8 @@ type helperSpec struct {
 	FileSize int64    `json:"file_size"`
 	Procs    int      `json:"procs"`
 	Proxy    string   `json:"proxy,omitempty"`
+	Tmp      string   `json:"tmp"`
+	TmpSize  int64    `json:"tmp_size"`
 }
 
 // landlockVersion is landlock.Version; tests replace it to act out a
@@ -145,7 +147,7 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 	hs := helperSpec{Path: s.Path, Args: s.Args, Env: env, ABI: v,
 		RO: s.ReadOnly, RW: append(append([]string{}, s.ReadWrite...), tmp),
 		Memory: s.Memory, CPU: int64((s.CPU + time.Second - 1) / time.Second), Files: s.Files, FileSize: s.FileSize, Procs: s.Procs,
-		Proxy: s.Proxy}
+		Proxy: s.Proxy, Tmp: tmp, TmpSize: s.Memory}
 	raw, err := json.Marshal(hs)
 	if err != nil {
 		return nil, err
@@ -190,7 +192,8 @@ func Run(ctx context.Context, spec *Spec) (*Result, error) {
 	cmd.ExtraFiles = []*os.File{goRead, errWrite, readyWrite}
 	uid, gid := os.Getuid(), os.Getgid()
 	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS,
+		Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS |
+			unix.CLONE_NEWNS, // for the private temporary folder's tmpfs
 		// The same user inside as outside: the program's files are the
 		// user's, and it gains no privilege on the host.
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
@@ -325,6 +328,26 @@ func kill(cmd *exec.Cmd, cg *pidsCgroup) {
 	}
 }
 
+// tmpfsInodes bounds the files of the private temporary folder.
+const tmpfsInodes = 65536
+
+// privateTmpfs mounts a tmpfs of size bytes on the private temporary
+// folder dir, in the run's own mount namespace: HOME and TMPDIR hold at
+// most that much in all (RLIMIT_FSIZE bounds only each file), as the
+// sandbox's /tmp does, and vanish with the run. Mounts are made private
+// first, so nothing propagates to the host's namespace. Landlock, applied
+// after, forbids the program any further mount or unmount.
+func privateTmpfs(dir string, size int64) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0700", size, tmpfsInodes)
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("mounting a tmpfs on %s: %w", dir, err)
+	}
+	return nil
+}
+
 func withoutKeys(env []string, keys ...string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
@@ -406,6 +429,9 @@ func helper(raw string) error {
 		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.max, Max: l.max}); err != nil {
 			return fmt.Errorf("setrlimit %d: %w", l.res, err)
 		}
+	}
+	if err := privateTmpfs(s.Tmp, s.TmpSize); err != nil {
+		return fmt.Errorf("the private temporary folder: %w", err)
 	}
 	var ports []uint16
 	if s.Proxy != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/fsguard"
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/sandbox"
@@ -51,6 +52,31 @@ type nativeExec struct {
 	tmp  string   // the caller's /tmp on the host, writable
 	args []string // the script's arguments
 	note string   // what the audit adds
+}
+
+// nativeSearchMax bounds the entries of a writable folder read to find
+// module folders in it before a native run.
+const nativeSearchMax = 100_000
+
+// checkNoModules refuses a writable folder dir of a native run that is,
+// or holds, a module folder: a skill (SKILL.md), a YAML tool or skill
+// module, YAML agents or Markdown skills, found as fsguard finds them.
+// Landlock cannot carve a read-only folder out of a writable one, and a
+// host process's changes cannot be checked one by one as the sandbox's
+// are: given write access, it could rewrite another module's code, which
+// then runs with that module's grants. A folder too large to search is
+// refused too.
+func checkNoModules(dir string) error {
+	mod, err := fsguard.FindModuleFolder(dir, nativeSearchMax)
+	switch {
+	case errors.Is(err, fsguard.ErrTooLarge):
+		return fmt.Errorf("the native tier cannot check the writable %s for skill and tool modules: it has more than %d entries", dir, nativeSearchMax)
+	case err != nil:
+		return fmt.Errorf("checking the writable %s for skill and tool modules: %w", dir, err)
+	case mod != "":
+		return fmt.Errorf("the native tier cannot keep the module folder %s unchangeable inside the writable %s", filepath.Join(dir, filepath.FromSlash(mod)), dir)
+	}
+	return nil
 }
 
 // runNative runs a source script under the native tier: see [NativeTier].
@@ -117,6 +143,9 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 				return nil, fmt.Errorf("%w: %s: the native tier cannot keep %s unchangeable inside the writable %s; grant write on a folder that does not hold it",
 					capabilities.ErrDenied, label, pd, p)
 			}
+		}
+		if err := checkNoModules(dir); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w; grant write on a folder that holds none (--allow-write=workspace/SUB)", capabilities.ErrDenied, label, err)
 		}
 		rw = append(rw, dir)
 	}

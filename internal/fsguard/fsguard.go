@@ -411,9 +411,30 @@ const MaxSearch = 10_000
 // for skill folders. It wraps [fs.ErrPermission].
 var ErrTooLarge = fmt.Errorf("folder has more than %d entries to search for skill folders, so it cannot be renamed or removed: %w", MaxSearch, fs.ErrPermission)
 
-// findSkillFolder returns the first skill folder at or below dir, or "".
+// FindModuleFolder returns the first module folder (see [Guard]) at or
+// below the host folder dir, as a slash-separated path relative to it, or
+// "". It reads at most max entries and fails with [ErrTooLarge] past
+// them. A writer that cannot be checked change by change (a host process
+// of the native tier) must not be given write access to a folder holding
+// one.
+func FindModuleFolder(dir string, max int) (string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	g := &Guard{dir: dir}
+	return g.findSkillFolderMax(root, ".", max)
+}
+
+// findSkillFolder returns the first module folder at or below dir, or "".
 // Symlinks are not followed (they lead to folders found elsewhere).
 func (g *Guard) findSkillFolder(root *os.Root, dir string) (string, error) {
+	return g.findSkillFolderMax(root, dir, MaxSearch)
+}
+
+// findSkillFolderMax is findSkillFolder reading at most max entries.
+func (g *Guard) findSkillFolderMax(root *os.Root, dir string, max int) (string, error) {
 	todo := []string{dir}
 	seen := 0
 	for len(todo) > 0 {
@@ -426,13 +447,13 @@ func (g *Guard) findSkillFolder(root *os.Root, dir string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		entries, err := f.ReadDir(MaxSearch + 1 - seen)
+		entries, err := f.ReadDir(max + 1 - seen)
 		f.Close()
 		if err != nil && !errors.Is(err, io.EOF) {
 			return "", err
 		}
 		seen += len(entries)
-		if seen > MaxSearch {
+		if seen > max {
 			return "", &fs.PathError{Op: "rename", Path: dir, Err: ErrTooLarge}
 		}
 		for _, e := range entries {
