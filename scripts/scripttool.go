@@ -19,8 +19,9 @@ import (
 
 // Bounds on what a script run as a tool returns.
 const (
-	// maxToolContent bounds the content of a script's tool result.
-	maxToolContent = 1 << 20
+	// maxToolContent bounds the content of a script's tool result: the
+	// bound every tool result keeps.
+	maxToolContent = host.MaxResultContent
 	// stderrTail is how much of the end of stderr an error result shows.
 	stderrTail = 2 << 10
 )
@@ -189,7 +190,7 @@ func RunAsTool(ctx context.Context, r *Runner, s *skills.Skill, script string, s
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
-		return host.ErrorResult(withTail(fmt.Sprintf("%s failed: %v", label, err), stderr.String())), nil
+		return host.BoundResult(host.ErrorResult(withTail(fmt.Sprintf("%s failed: %v", label, err), stderr.String()))), nil
 	}
 	content := output.String()
 	if output.n == 0 {
@@ -198,9 +199,10 @@ func RunAsTool(ctx context.Context, r *Runner, s *skills.Skill, script string, s
 	if res.ExitCode != 0 {
 		msg := fmt.Sprintf("%s exited with status %d", label, res.ExitCode)
 		if strings.TrimSpace(content) != "" {
-			msg += "\n" + content
+			// Room for the tail of stderr, which says why.
+			msg += "\n" + host.CutText(content, maxToolContent-len(msg)-stderrTail-64)
 		}
-		return host.ErrorResult(withTail(msg, stderr.String())), nil
+		return host.BoundResult(host.ErrorResult(withTail(msg, stderr.String()))), nil
 	}
 	return &host.ToolResult{Content: content}, nil
 }
@@ -237,11 +239,18 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String is what was written, or, if that was over the limit, its first
+// bytes and the [host.CutNotice] of the rest, together within the limit.
 func (b *boundedBuffer) String() string {
-	if b.n > int64(b.buf.Len()) {
-		return b.buf.String() + fmt.Sprintf("\n[cut: %d more bytes]", b.n-int64(b.buf.Len()))
+	s := b.buf.String()
+	if b.n == int64(len(s)) {
+		return s
 	}
-	return b.buf.String()
+	n := min(max(b.limit-len(host.CutNotice(b.n)), 0), len(s))
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + host.CutNotice(b.n-int64(n))
 }
 
 // readSchema reads a schema file of a skill through os.Root, so a symlink

@@ -42,7 +42,11 @@ func agentSkill(s *Skill, yamlData []byte, set *Set) (*skills.Skill, error) {
 		AllowedTools: strings.Join(s.tools, " ")}); err != nil {
 		return nil, err
 	}
-	md.WriteString(instructions(s, set))
+	body, err := instructions(s, set)
+	if err != nil {
+		return nil, err
+	}
+	md.WriteString(body)
 	fsys := memFS{
 		"SKILL.md":   []byte(md.String()),
 		"skill.toml": []byte("# Made by skillrun from skill.yaml: its triggers, as search words.\ntriggers = " + tomlStrings(s.Triggers) + "\n"),
@@ -136,7 +140,13 @@ func describeSkill(s *Skill) string {
 // instructions renders the body of a skill's SKILL.md: the methodology
 // as numbered steps, the best practices, the pitfalls, the schemas and
 // the tools the steps use.
-func instructions(s *Skill, set *Set) string {
+//
+// The body is at most MaxFile bytes, the bound of the SKILL.md it goes
+// into, and it is checked while it is written: a step's tool reference
+// names every action of its tool, so a skill.yaml within MaxFile whose
+// steps name a tool of many actions many times would otherwise make
+// gigabytes of text before any check saw it.
+func instructions(s *Skill, set *Set) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", s.ID)
 	fmt.Fprintf(&b, "Use this skill for: %s.\n", strings.Join(s.Triggers, "; "))
@@ -163,8 +173,12 @@ func instructions(s *Skill, set *Set) string {
 		b.WriteString(lead + text + "\n")
 		if len(st.Tools) > 0 {
 			var names []string
+			size := b.Len()
 			for _, ref := range st.Tools {
 				names = append(names, toolRef(ref, set))
+				if size += len(names[len(names)-1]) + 2; size > MaxFile {
+					return "", tooLarge(fmt.Sprintf("at methodology step %d", i+1))
+				}
 			}
 			fmt.Fprintf(&b, "%s- Tools: %s\n", pad, strings.Join(names, ", "))
 		}
@@ -195,7 +209,16 @@ func instructions(s *Skill, set *Set) string {
 			fmt.Fprintf(&b, "- `%s`%s\n", name, desc)
 		}
 	}
-	return b.String()
+	if b.Len() > MaxFile {
+		return "", tooLarge("with its practices, pitfalls, schemas and tools")
+	}
+	return b.String(), nil
+}
+
+// tooLarge is the error of a SKILL.md body over MaxFile bytes, found
+// where it says.
+func tooLarge(where string) error {
+	return fmt.Errorf("the SKILL.md made from it would be over %d bytes (%s): name fewer tools in the steps, or a tool's actions (<tool>.<action>) rather than the whole tool", MaxFile, where)
 }
 
 // toolRef shows a step's tool reference: the host tool names it

@@ -214,16 +214,24 @@ func describeSchemaError(err error) string {
 }
 
 // resolveSteps turns the tools the steps name into host tool names,
-// warning of names no loaded tool has.
+// warning of names no loaded tool has. A reference resolved once is not
+// resolved again: each names every action of its tool, so the steps of
+// one file, naming a wide tool again and again, would otherwise make
+// millions of names.
 func (l *loader) resolveSteps(p *parser, steps [][]item) []string {
 	var names []string
+	resolved := map[string]bool{}
 	for i, ts := range steps {
 		for _, it := range ts {
+			if resolved[it.s] {
+				continue
+			}
 			got, why := l.resolveTool(it.s)
 			if why != "" {
 				p.warnf(it.line, fmt.Sprintf("skill.methodology[%d].tools", i), "step %d: %s; the step is shown without it", i+1, why)
 				continue
 			}
+			resolved[it.s] = true
 			names = append(names, got...)
 		}
 	}

@@ -84,7 +84,9 @@ func (r *Runner) codegen(ctx context.Context, s *mdskill.Skill, in map[string]an
 		Stdin: strings.NewReader(formatInput(in)), Stdout: &stdout, Stderr: &stderr, Granted: grant,
 		Depth: host.CallerFrom(ctx).Depth,
 	})
-	usage := map[string]any{"usage": resp.Usage, "code": code}
+	// The code is at most maxCode bytes, but its JSON may be six times
+	// that: it is cut to maxCode bytes of JSON in the result.
+	usage := map[string]any{"usage": resp.Usage, "code": fitText(code, maxCode)}
 	switch {
 	case errors.Is(err, sandbox.ErrTimeout):
 		return host.ErrorResult(fmt.Sprintf("skill_%s: the generated code did not finish in time", s.Name)), nil
@@ -98,9 +100,7 @@ func (r *Runner) codegen(ctx context.Context, s *mdskill.Skill, in map[string]an
 		return host.ErrorResult(fmt.Sprintf("skill_%s: the generated code failed (exit status %d): %s", s.Name,
 			res.ExitCode, agent.Truncate(strings.TrimSpace(stderr.String()), 2048))), nil
 	}
-	out := strings.TrimRight(stdout.String(), "\n")
-	usage["result"] = out
-	return textResult(out, usage), nil
+	return textResult(strings.TrimRight(stdout.String(), "\n"), "result", usage), nil
 }
 
 // extractCode takes the code of a reply: its first fenced block (of any

@@ -75,9 +75,12 @@ func (r *Runner) converse(ctx context.Context, s *mdskill.Skill, in map[string]a
 	if err != nil {
 		return nil, err
 	}
-	r.conversations.put(id, c, append(msgs, resp.Message))
-	return textResult(resp.Message.Text, map[string]any{"text": resp.Message.Text, "conversation_id": id,
-		"turns": (len(msgs) + 1) / 2, "usage": resp.Usage}), nil
+	res := textResult(resp.Message.Text, "text", map[string]any{"conversation_id": id,
+		"turns": (len(msgs) + 1) / 2, "usage": resp.Usage})
+	reply := resp.Message
+	reply.Text = res.Content // what the caller saw, not more, is kept
+	r.conversations.put(id, c, append(msgs, reply))
+	return res, nil
 }
 
 // take returns the conversation id names (a new one for ""), refusing an

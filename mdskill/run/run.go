@@ -130,10 +130,12 @@ func (t *tool) Call(ctx context.Context, input json.RawMessage) (*host.ToolResul
 		auditor.Audit(ctx, end)
 		return nil, fmt.Errorf("%s: %w", t.def.Name, err)
 	case res.IsError:
-		end.Reason = "failed: " + res.Content
+		end.Reason = "failed: " + agent.Truncate(res.Content, 2048)
 	}
 	auditor.Audit(ctx, end)
-	return res, nil
+	// Each kind bounds its result as it builds it; this is the last
+	// guard of the bound every tool result keeps, whatever the kind.
+	return host.BoundResult(res), nil
 }
 
 // stackKey carries the Markdown skills a call is inside of.
@@ -181,10 +183,17 @@ func (r *Runner) once(ctx context.Context, s *mdskill.Skill, in map[string]any) 
 	if err != nil {
 		return nil, err
 	}
-	return textResult(resp.Message.Text, map[string]any{"text": resp.Message.Text, "usage": resp.Usage}), nil
+	return textResult(resp.Message.Text, "text", map[string]any{"usage": resp.Usage}), nil
 }
 
-func textResult(text string, structured any) *host.ToolResult {
-	b, _ := json.Marshal(structured)
+// textResult is a result whose content is text (a model's reply, what
+// code printed) and whose structured value is fields with the text under
+// key. The text is cut, with host.CutNotice, so that the structured
+// value stays within host.MaxResultContent: a reply may be any size.
+func textResult(text, key string, fields map[string]any) *host.ToolResult {
+	rest, _ := json.Marshal(fields)
+	text = fitText(text, host.MaxResultContent-len(rest)-len(key)-8)
+	fields[key] = text
+	b, _ := json.Marshal(fields)
 	return &host.ToolResult{Content: text, Structured: b}
 }

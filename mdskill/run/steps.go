@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/mdskill"
@@ -17,6 +18,40 @@ type stepResult struct {
 	Content string          `json:"content"`
 	Value   json.RawMessage `json:"structured,omitempty"`
 	IsError bool            `json:"is_error,omitempty"`
+	// Cut says what of the step's result was left out to keep the
+	// run's result within its bound.
+	Cut string `json:"cut,omitempty"`
+}
+
+// stepShare is how much of the run's result one step's content, and
+// as much its structured value, may take: the steps share
+// host.MaxResultContent, so a chain of tools that each return the most
+// they may still makes a bounded result. stepOverhead is room for the
+// rest of a step's record (its number, tool, output name and cut note).
+func stepShare(steps int) int {
+	return ((host.MaxResultContent-resultReserve)/max(steps, 1) - stepOverhead) / 2
+}
+
+const stepOverhead = 512
+
+// record is what the run's result keeps of a step's result: its content
+// cut to share bytes of JSON, its structured value left out if over
+// share, and a note of what was cut.
+func record(i int, st mdskill.Step, res *host.ToolResult, share int) stepResult {
+	sr := stepResult{Step: i + 1, Tool: st.Tool, Output: st.Output, IsError: res.IsError}
+	var cut []string
+	if sr.Content = fitText(res.Content, share); sr.Content != res.Content {
+		cut = append(cut, fmt.Sprintf("the content was cut from %d bytes", len(res.Content)))
+	}
+	if len(res.Structured) <= share {
+		sr.Value = res.Structured
+	} else {
+		cut = append(cut, fmt.Sprintf("the structured value of %d bytes was left out", len(res.Structured)))
+	}
+	if len(cut) > 0 {
+		sr.Cut = fmt.Sprintf("%s: over this step's %d-byte share of the run's result", strings.Join(cut, " and "), share)
+	}
+	return sr
 }
 
 // steps is the mskill and oskill kinds: each step's tool called in order
@@ -30,6 +65,7 @@ func (r *Runner) steps(ctx context.Context, s *mdskill.Skill, in map[string]any)
 	}
 	outputs := map[string]any{}
 	var done []stepResult
+	last := ""
 	for i, st := range s.Steps {
 		params, err := mdskill.Expand(st.Params, in, outputs)
 		if err == nil && params == nil {
@@ -49,18 +85,17 @@ func (r *Runner) steps(ctx context.Context, s *mdskill.Skill, in map[string]any)
 		if err != nil {
 			res = host.ErrorResult(err.Error())
 		}
-		sr := stepResult{Step: i + 1, Tool: st.Tool, Output: st.Output, Content: res.Content, Value: res.Structured, IsError: res.IsError}
-		done = append(done, sr)
+		// A step's tool is bounded as every tool is, but its content is
+		// cut here too: a later step's template may hold it.
+		content := host.CutText(res.Content, host.MaxResultContent)
+		done = append(done, record(i, st, res, stepShare(len(s.Steps))))
 		if res.IsError {
-			return stepsResult(done, fmt.Sprintf("skill_%s: step %d (%s) failed: %s", s.Name, i+1, st.Tool, res.Content), true), nil
+			return stepsResult(done, fmt.Sprintf("skill_%s: step %d (%s) failed: %s", s.Name, i+1, st.Tool, content), true), nil
 		}
 		if st.Output != "" {
-			outputs[st.Output] = res.Content
+			outputs[st.Output] = content
 		}
-	}
-	last := ""
-	if len(done) > 0 {
-		last = done[len(done)-1].Content
+		last = content
 	}
 	return stepsResult(done, last, false), nil
 }

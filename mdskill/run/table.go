@@ -69,7 +69,7 @@ func (r *Runner) table(ctx context.Context, s *mdskill.Skill, in map[string]any)
 		return nil, fmt.Errorf("database %s: %w", s.Database, err)
 	}
 	if missing && op == "query" {
-		return tableResult(s, op, []map[string]any{}, 0)
+		return rowsResult(newRowsJSON(s).close()), nil
 	}
 	db, err := openTable(ctx, data)
 	if err != nil {
@@ -107,7 +107,10 @@ func (r *Runner) table(ctx context.Context, s *mdskill.Skill, in map[string]any)
 	if op == "insert" {
 		return tableResult(s, op, map[string]any{"id": db.LastInsertRowID()}, changed)
 	}
-	return tableResult(s, op, rows, changed)
+	if q.rows {
+		return rowsResult(rows), nil
+	}
+	return tableResult(s, op, nil, changed)
 }
 
 // openTable opens the bytes of a database file in memory, bounded in
@@ -347,8 +350,9 @@ func (q *query) bind(name string, v any) error {
 	return nil
 }
 
-// run runs the query: the rows a query reads, or how many rows changed.
-func (q *query) run(db *sqlite3.Conn) ([]map[string]any, int64, error) {
+// run runs the query: the JSON of the rows a query reads (see
+// rowsJSON), or how many rows changed.
+func (q *query) run(db *sqlite3.Conn) ([]byte, int64, error) {
 	st, _, err := db.Prepare(q.sql)
 	if err != nil {
 		return nil, 0, err
@@ -365,15 +369,20 @@ func (q *query) run(db *sqlite3.Conn) ([]map[string]any, int64, error) {
 		}
 		return nil, db.Changes(), nil
 	}
-	rows := []map[string]any{}
+	rows := newRowsJSON(q.s)
 	for st.Step() {
 		row := map[string]any{"id": st.ColumnInt64(0)}
 		for i, f := range q.s.Fields {
-			row[f.Name] = columnValue(st, i+1, f.Type)
+			row[f.Name] = rows.cell(st, i+1, f.Type)
 		}
-		rows = append(rows, row)
+		if !rows.add(row) {
+			break // the result is full: read no more rows
+		}
 	}
-	return rows, 0, st.Err()
+	if err := st.Err(); err != nil {
+		return nil, 0, err
+	}
+	return rows.close(), 0, nil
 }
 
 func bindValue(st *sqlite3.Stmt, i int, typ string, v any) error {
@@ -395,36 +404,11 @@ func bindValue(st *sqlite3.Stmt, i int, typ string, v any) error {
 	}
 }
 
-// columnValue reads column i as the field's type; a value of another type
-// (a hand-edited file) is returned as SQLite holds it.
-func columnValue(st *sqlite3.Stmt, i int, typ string) any {
-	switch st.ColumnType(i) {
-	case sqlite3.NULL:
-		return nil
-	case sqlite3.INTEGER:
-		if typ == "boolean" {
-			return st.ColumnBool(i)
-		}
-		return st.ColumnInt64(i)
-	case sqlite3.FLOAT:
-		return st.ColumnFloat(i)
-	case sqlite3.BLOB:
-		return st.ColumnBlob(i, nil)
-	}
-	text := st.ColumnText(i)
-	if (typ == "object" || typ == "array") && json.Valid([]byte(text)) {
-		return json.RawMessage(text)
-	}
-	return text
-}
-
-// tableResult is an operation's answer: its JSON as text and as the
-// structured result.
+// tableResult is the answer of an operation other than query (whose
+// rows rowsJSON writes): its JSON as text and as the structured result.
 func tableResult(s *mdskill.Skill, op string, out any, changed int64) (*host.ToolResult, error) {
 	var v any
 	switch op {
-	case "query":
-		v = map[string]any{"rows": out}
 	case "insert":
 		v = out
 	case "create":
