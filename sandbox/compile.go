@@ -288,18 +288,35 @@ func (m *CompiledModule) evict(ctx context.Context) {
 // memoryLimit returns the memory limit of a run whose limit is limit:
 // what is left for linear memory once the tables are counted at their
 // maxima, or an error if the tables alone or the initial memory do not
-// fit.
-func (m *CompiledModule) memoryLimit(name string, limit uint64) (*memoryLimit, error) {
+// fit. A nested run (caller not nil) gets at most what is left of its
+// caller's limit ([RunConfig.Caller]); giveBack returns it when the run
+// has ended.
+func (m *CompiledModule) memoryLimit(name string, limit uint64, caller *Caller) (mem *memoryLimit, giveBack func(), err error) {
+	giveBack = func() {}
+	var shared, hold uint64
+	if caller != nil && caller.mem != nil {
+		want := limit
+		limit, hold, giveBack = caller.lend(want)
+		if limit < want { // the callers' memory decides, not the run's own limit
+			shared = max(caller.mem.shared, caller.mem.whole)
+		}
+	}
 	if need := m.tableBytes + m.initialMemory; need > limit {
+		giveBack()
 		detail := ""
 		if m.tableBytes > 0 {
 			detail = fmt.Sprintf(": %s of linear memory and %s for its tables", size(m.initialMemory), size(m.tableBytes))
 		}
-		return nil, newRunError(name, ErrMemoryLimit, nil,
+		if shared > 0 {
+			return nil, nil, newRunError(name, ErrMemoryLimit, nil,
+				"memory limit reached: the module needs %s before it starts%s, and the runs that started it hold %s of their %s limit, which a run and the runs it starts share (%s is left); raise the memory limit, or start it from a run that holds less",
+				size(need), detail, size(hold), size(shared), size(limit))
+		}
+		return nil, nil, newRunError(name, ErrMemoryLimit, nil,
 			"memory limit %s reached (the module needs %s before it starts%s); raise the memory limit",
 			size(limit), size(need), detail)
 	}
-	return &memoryLimit{limit: limit - m.tableBytes}, nil
+	return &memoryLimit{limit: limit - m.tableBytes, whole: limit, tables: m.tableBytes, shared: shared, callersHold: hold}, giveBack, nil
 }
 
 // wasmImport is one entry of a module's import section.

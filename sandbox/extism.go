@@ -183,7 +183,7 @@ func (r *Runtime) CallPlugin(ctx context.Context, wasm []byte, c *PluginCall) (o
 	// Log lines (skillrun's log and Extism's own) spend from the output
 	// limit too; what the export returns gets the rest.
 	budget := &outputLimit{limit: pc.Output, cancel: cancel}
-	runCtx = withHostCall(runCtx, pc.Host, budget)
+	runCtx = withHostCall(runCtx, pc.Host, &Caller{out: budget})
 	mem := &memoryLimit{limit: pc.Memory}
 
 	res = &Result{}
@@ -256,7 +256,7 @@ func (r *Runtime) callPlugin(ctx context.Context, cp *extism.CompiledPlugin, pc 
 func classifyPlugin(parent, runCtx context.Context, pc *PluginCall, mem *memoryLimit, budget *outputLimit, closed bool,
 	out []byte, res *Result, err error, record recorder) ([]byte, error) {
 	name := pc.Name
-	logged, cut := budget.written()
+	logged, cut, _ := budget.written()
 	if _, ok := errors.AsType[*PluginError](err); !ok && (err != nil || mem.refused.Load() || runCtx.Err() != nil) {
 		res.ExitCode = 0 // not the plugin's own answer
 	}

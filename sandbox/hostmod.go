@@ -31,14 +31,14 @@ type hostCall struct {
 	has     bool
 }
 
-// withHostCall returns ctx carrying a run's host function state, and the
+// withHostCall returns ctx carrying a run's host function state, the
 // run's output budget for the host functions that produce output (log,
 // output): every byte a guest produces, on any channel, counts against
-// the one limit.
-func withHostCall(ctx context.Context, d HostDispatcher, budget abi.OutputBudget) context.Context {
-	if budget != nil {
-		ctx = abi.WithOutputBudget(ctx, budget)
-	}
+// the one limit; and the run as the caller of the runs its host
+// functions start ([CallerOf]).
+func withHostCall(ctx context.Context, d HostDispatcher, caller *Caller) context.Context {
+	ctx = abi.WithOutputBudget(ctx, caller.out)
+	ctx = context.WithValue(ctx, callerKey{}, caller)
 	return context.WithValue(ctx, hostCallKey{}, &hostCall{d: d})
 }
 

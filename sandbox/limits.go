@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -35,7 +36,18 @@ import (
 // then). Run also checks exported memories before instantiating, so in
 // practice this only happens for a module that does not export its memory.
 type memoryLimit struct {
-	limit uint64 // bytes
+	limit uint64 // bytes of linear memory
+	// whole is the run's memory limit, tables included (limit is what
+	// is left of it for linear memory); tables are its tables' bytes.
+	whole, tables uint64
+	// held is the bytes backing the run's linear memory now (the slices'
+	// capacity: what the process holds for it), and lent what the runs
+	// it started took of its limit ([Caller]).
+	held, lent atomic.Uint64
+	// shared is the memory limit of the run that started this one and
+	// the runs it started in turn, and callersHold what those callers
+	// held when this one started; both are 0 for a run nothing started.
+	shared, callersHold uint64
 	// reserve, if positive, is the capacity the memory is first allocated
 	// with (within the limit): a snapshot's size, which its runs grow to
 	// at once.
@@ -76,10 +88,12 @@ func (l *linearMemory) Reallocate(size uint64) []byte {
 		}
 		if l.buf == nil { // the initial allocation; see memoryLimit
 			l.buf = make([]byte, size)
+			l.m.held.Add(size)
 			return l.buf
 		}
 		return nil
 	}
+	old := uint64(cap(l.buf))
 	switch {
 	case l.buf == nil:
 		l.buf = make([]byte, size, max(size, min(l.capacity, l.max)))
@@ -90,6 +104,7 @@ func (l *linearMemory) Reallocate(size uint64) []byte {
 		copy(grown, l.buf)
 		l.buf = grown
 	}
+	l.m.held.Add(uint64(cap(l.buf)) - old)
 	for {
 		old := l.m.peak.Load()
 		if size <= old || l.m.peak.CompareAndSwap(old, size) {
@@ -100,25 +115,37 @@ func (l *linearMemory) Reallocate(size uint64) []byte {
 }
 
 // Free implements experimental.LinearMemory.
-func (l *linearMemory) Free() { l.buf = nil }
+func (l *linearMemory) Free() {
+	l.m.held.Add(-uint64(cap(l.buf)))
+	l.buf = nil
+}
 
 // outputLimit counts the bytes a run writes to stdout and stderr together.
 // At the limit it writes what still fits, cancels the run with
 // errOutputCause and fails the write (the module sees EIO). Later writes
 // are dropped.
+//
+// A nested run's limit has its caller's as parent ([RunConfig.Caller]):
+// what it accepts is counted in every limit up the chain, so it accepts
+// only what fits in all of them, and the limit that is full is exceeded
+// (its run stopped), as is every one below it.
 type outputLimit struct {
 	limit  uint64
 	cancel context.CancelCauseFunc
+	parent *outputLimit // the caller's; nil for a run nothing started
 
 	mu       sync.Mutex
 	n        uint64 // bytes accepted
 	exceeded bool
+	shared   bool // exceeded by a limit up the chain, not its own
 }
 
 // errOutputCause is the cancellation cause of a run stopped by its output
 // limit.
 var errOutputCause = errors.New("output limit reached")
 
+// writer returns a stdout or stderr of the run that counts against o and
+// the limits up its chain.
 func (o *outputLimit) writer(w io.Writer) io.Writer {
 	if w == nil {
 		w = io.Discard
@@ -126,66 +153,87 @@ func (o *outputLimit) writer(w io.Writer) io.Writer {
 	return &limitedWriter{o: o, w: w}
 }
 
+// localWriter returns a stream of the run that counts against o alone:
+// a nested run's output that goes into a file under a [Quota], which
+// counts it instead of the callers.
+func (o *outputLimit) localWriter(w io.Writer) io.Writer {
+	return &limitedWriter{o: o, w: w, local: true}
+}
+
+// take accepts up to n bytes (all or none when whole) in o and, unless
+// local, every limit up its chain: what fits in all of them. fits says
+// whether all n did; when not, the nearest limit that is full (or was
+// exceeded before) and those below it are exceeded and their runs
+// stopped. The locks are taken from o upwards, the same order for every
+// run of a chain.
+func (o *outputLimit) take(n uint64, whole, local bool) (got uint64, fits bool) {
+	chain := []*outputLimit{o}
+	for p := o.parent; p != nil && !local; p = p.parent {
+		chain = append(chain, p)
+	}
+	got, full := n, -1
+	for i, l := range chain {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		room := l.limit - min(l.n, l.limit)
+		if l.exceeded {
+			room = 0 // writes after a limit was hit are dropped
+		}
+		if room < got || l.exceeded && full < 0 {
+			got, full = room, i
+		}
+	}
+	if full >= 0 && whole {
+		got = 0
+	}
+	for i, l := range chain {
+		l.n += got
+		if i <= full && !l.exceeded {
+			l.exceeded, l.shared = true, i < full
+			l.cancel(errOutputCause)
+		}
+	}
+	return got, full < 0
+}
+
 // Spend implements abi.OutputBudget: the host functions log and output
 // spend from the same budget as stdout and stderr. Bytes that do not fit
 // are refused whole (a log line is not cut), and the run is stopped as by
 // a write past the limit.
 func (o *outputLimit) Spend(n int) bool {
-	o.mu.Lock()
-	fits := !o.exceeded && uint64(n) <= o.limit-o.n
-	if fits {
-		o.n += uint64(n)
-	} else {
-		o.exceeded = true
-	}
-	o.mu.Unlock()
-	if !fits {
-		o.cancel(errOutputCause)
-	}
+	_, fits := o.take(uint64(n), true, false)
 	return fits
 }
 
-// written reports the bytes accepted so far and whether the limit was hit.
-func (o *outputLimit) written() (uint64, bool) {
+// written reports the bytes accepted so far, whether the limit was hit,
+// and whether it was a limit up the chain that was.
+func (o *outputLimit) written() (n uint64, exceeded, shared bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.n, o.exceeded
+	return o.n, o.exceeded, o.shared
 }
 
 // limitedWriter is stdout or stderr of a run. wazero writes to it from the
 // module's goroutine; the lock in outputLimit keeps the shared count right
 // even if an embedder's writer is slow or the same for both streams.
 type limitedWriter struct {
-	o *outputLimit
-	w io.Writer
+	o     *outputLimit
+	w     io.Writer
+	local bool // counted against o alone (localWriter)
 }
 
 func (lw *limitedWriter) Write(p []byte) (int, error) {
-	o := lw.o
-	o.mu.Lock()
-	if o.exceeded {
-		o.mu.Unlock()
+	got, fits := lw.o.take(uint64(len(p)), false, lw.local)
+	if !fits && got == 0 {
 		return 0, errOutputCause
 	}
-	room := o.limit - o.n
-	fits := uint64(len(p)) <= room
-	if !fits {
-		p = p[:room]
-		o.exceeded = true
-	}
-	o.n += uint64(len(p))
-	o.mu.Unlock()
-
 	var n int
 	var err error
-	if len(p) > 0 {
-		n, err = lw.w.Write(p)
+	if got > 0 {
+		n, err = lw.w.Write(p[:got])
 	}
-	if !fits {
-		o.cancel(errOutputCause)
-		if err == nil {
-			err = errOutputCause
-		}
+	if !fits && err == nil {
+		err = errOutputCause
 	}
 	return n, err
 }
@@ -441,4 +489,147 @@ func (c *virtualClock) nanosleep(ns int64) {
 	if ns > 0 {
 		c.elapsed += ns
 	}
+}
+
+// Nested runs. A host function may start another run while the run that
+// called it waits in the call: skillrun's exec host function starts
+// python3, node or the shell that way. Were the new run given fresh
+// limits, a script would multiply them by starting itself: five levels of
+// a 128 MiB run hold 640 MiB, six children of a 1 MiB run print 6 MiB,
+// and a folder's write limit is new for every run that mounts it. So a
+// nested run ([RunConfig.Caller]) spends from its caller's limits instead,
+// and the folders runs share are bounded by one [Quota] whoever writes.
+
+// A Caller is a run as the host functions it calls see it: the limits a
+// run they start (a nested run) spends from. Get it with [CallerOf].
+type Caller struct {
+	out *outputLimit
+	mem *memoryLimit // nil for a plugin call, whose host functions start no runs
+}
+
+// callerKey is the ctx key of the *Caller of a run's host calls.
+type callerKey struct{}
+
+// CallerOf returns the run whose host function is being served with ctx
+// (the ctx a [HostDispatcher] is given), or nil for any other ctx.
+func CallerOf(ctx context.Context) *Caller {
+	c, _ := ctx.Value(callerKey{}).(*Caller)
+	return c
+}
+
+// Writer returns a writer that counts what it writes against the
+// caller's output limit (and those of the runs that started it), as the
+// caller's own stdout: for the output of a nested run that is not a run
+// of this sandbox, such as a host process. The write that crosses the
+// limit is cut there and stops the caller, as its own would.
+func (c *Caller) Writer(w io.Writer) io.Writer {
+	return c.out.writer(w)
+}
+
+// lend takes the memory limit of a run c starts: want, or what is left
+// of c's own limit once c's tables, the linear memory c holds and what
+// its other nested runs took are counted, whichever is less. c waits in
+// its host call meanwhile, so what it holds does not grow. The returned
+// func gives the memory back when the nested run has ended. hold is what
+// c and its own callers hold, for the error messages.
+func (c *Caller) lend(want uint64) (got, hold uint64, giveBack func()) {
+	m := c.mem
+	for {
+		lent := m.lent.Load()
+		used := m.tables + m.held.Load() + lent
+		got = min(want, m.whole-min(used, m.whole))
+		if m.lent.CompareAndSwap(lent, lent+got) {
+			break
+		}
+	}
+	return got, m.callersHold + m.tables + m.held.Load(), func() { m.lent.Add(^(got - 1)) }
+}
+
+// A Quota bounds the bytes written into one folder by every run that
+// mounts it with the quota ([Mount.Quota]) and by the writers it makes
+// ([Quota.Writer]): one count, however many runs share the folder. Every
+// byte written counts, rewrites too, and so does growth by truncation;
+// deleting gives nothing back. A Quota is safe for concurrent use.
+type Quota struct {
+	used atomic.Int64
+	max  int64
+}
+
+// NewQuota returns a quota of limit bytes (at least 0).
+func NewQuota(limit int64) *Quota {
+	return &Quota{max: max(0, limit)}
+}
+
+// Max is the quota's bound in bytes.
+func (q *Quota) Max() int64 { return q.max }
+
+// Used is how many bytes were written against the quota.
+func (q *Quota) Used() int64 { return q.used.Load() }
+
+// take reserves up to n bytes and returns how many it got: n, or what is
+// left (0 when nothing is). A nil quota bounds nothing.
+func (q *Quota) take(n int64) int64 {
+	if q == nil {
+		return n
+	}
+	for {
+		used := q.used.Load()
+		got := min(n, q.max-used)
+		if got <= 0 {
+			return 0
+		}
+		if q.used.CompareAndSwap(used, used+got) {
+			return got
+		}
+	}
+}
+
+// give returns n reserved bytes that were not written.
+func (q *Quota) give(n int64) {
+	if q != nil && n > 0 {
+		q.used.Add(-n)
+	}
+}
+
+// ErrQuota matches the error of a [Quota.Writer] whose quota is used up.
+var ErrQuota = errors.New("write limit used up")
+
+// Writer returns a writer to w (a file in the folder the quota bounds,
+// opened by the host) whose writes count against the quota: a write
+// that crosses it is cut there and fails with an error matching
+// [ErrQuota], as do the writes after it. full, if not nil, is called at
+// the first such write (to audit it). A nested run's stdout or stderr
+// that goes to such a writer counts against the quota instead of its
+// caller's output limit ([RunConfig.Caller]).
+func (q *Quota) Writer(w io.Writer, full func()) io.Writer {
+	return &quotaWriter{q: q, w: w, full: full}
+}
+
+// quotaWriter is what [Quota.Writer] returns. Its writes come one at a
+// time (a run's stream).
+type quotaWriter struct {
+	q      *Quota
+	w      io.Writer
+	full   func()
+	called bool
+}
+
+func (qw *quotaWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	got := qw.q.take(int64(len(p)))
+	n, err := 0, error(nil)
+	if got > 0 {
+		n, err = qw.w.Write(p[:got])
+		qw.q.give(got - int64(n))
+	}
+	if err == nil && n < len(p) {
+		err = fmt.Errorf("%w: the folder's write limit of %s is used up", ErrQuota, size(uint64(qw.q.max)))
+		if qw.full != nil && !qw.called {
+			qw.called = true
+			qw.full()
+		}
+	}
+	return n, err
 }

@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -76,38 +75,7 @@ type rootFS struct {
 	writable bool
 	guard    *fsguard.Guard // nil: no protected folder in the mount
 	audit    auditFunc
-	quota    *writeQuota // nil: writes unbounded (Mount.MaxBytes)
-}
-
-// A writeQuota bounds the bytes written into one mount (Mount.MaxBytes).
-type writeQuota struct {
-	used atomic.Int64
-	max  int64
-}
-
-// take reserves up to n bytes and returns how many it got: n, or what is
-// left (0 when nothing is).
-func (q *writeQuota) take(n int64) int64 {
-	if q == nil {
-		return n
-	}
-	for {
-		used := q.used.Load()
-		got := min(n, q.max-used)
-		if got <= 0 {
-			return 0
-		}
-		if q.used.CompareAndSwap(used, used+got) {
-			return got
-		}
-	}
-}
-
-// give returns n reserved bytes that were not written.
-func (q *writeQuota) give(n int64) {
-	if q != nil && n > 0 {
-		q.used.Add(-n)
-	}
+	quota    *Quota // nil: writes unbounded (Mount.MaxBytes, Mount.Quota)
 }
 
 var _ sys.FS = (*rootFS)(nil)

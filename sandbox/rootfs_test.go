@@ -334,7 +334,7 @@ func TestRootFSCreateModes(t *testing.T) {
 // limit), growth by truncation counts, and a failed write takes nothing.
 func TestRootFSWriteQuota(t *testing.T) {
 	fx := newRootFSFixture(t, true)
-	fx.fs.quota = &writeQuota{max: 10}
+	fx.fs.quota = NewQuota(10)
 	f, errno := fx.fs.OpenFile("q.txt", sys.O_CREAT|sys.O_RDWR, 0)
 	if errno != 0 {
 		t.Fatal(errno)
@@ -369,7 +369,7 @@ func TestRootFSWriteQuota(t *testing.T) {
 		t.Errorf("no audited write refusal in %+v", fx.events)
 	}
 	// Without a quota nothing is bounded.
-	var none *writeQuota
+	var none *Quota
 	if got := none.take(1 << 40); got != 1<<40 {
 		t.Errorf("nil quota took %d", got)
 	}

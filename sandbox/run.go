@@ -66,6 +66,11 @@ type Mount struct {
 	// for a scratch folder such as a run's private /tmp, whose disk the
 	// operator did not grant.
 	MaxBytes int64
+	// Quota, if not nil, bounds what every run mounting the folder with
+	// it writes below GuestPath, together, as MaxBytes bounds one run
+	// (MaxBytes is then ignored): for a folder that a run shares with the
+	// runs it starts, which would otherwise get a new limit each.
+	Quota *Quota
 }
 
 // RunConfig is what one run of a module gets: its arguments, environment,
@@ -122,6 +127,20 @@ type RunConfig struct {
 	// exactly Output bytes reach the writers, and the run fails with
 	// [ErrOutputLimit].
 	Output uint64
+
+	// Caller, if not nil, is the run whose host function starts this one
+	// while it waits in the call ([CallerOf]): a nested run, which spends
+	// from its caller's limits instead of getting its own on top. Its
+	// memory limit is at most what is left of the caller's once what the
+	// caller holds is counted, so that a run and the runs it starts stay
+	// within the first one's limit together (an error matching
+	// [ErrMemoryLimit] says so when too little is left); every byte of
+	// output it produces counts against the caller's output limit too,
+	// except what Stdout and Stderr write into a folder under a [Quota]
+	// ([Quota.Writer]), which counts against that quota instead. A
+	// nested run's host calls carry it in turn, so the limits hold for
+	// every level. Share a folder's writes with Mount.Quota.
+	Caller *Caller
 
 	// Deterministic gives the module a virtual clock and wazero's seeded
 	// random source, so the same input gives the same output. The clock
@@ -276,10 +295,11 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 	}
 	defer m.r.runs.leave()
 	defer m.release(ctx)
-	mem, err := m.memoryLimit(name, c.Memory) // linear memory and tables
+	mem, giveBack, err := m.memoryLimit(name, c.Memory, c.Caller) // linear memory and tables
 	if err != nil {
 		return &Result{}, err
 	}
+	defer giveBack()
 	mem.reserve = plan.reserve
 
 	start := time.Now()
@@ -291,7 +311,10 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 	defer cancelTimeout()
 
 	out := &outputLimit{limit: c.Output, cancel: cancel}
-	runCtx = withHostCall(runCtx, c.Host, out) // log and output count against out too
+	if c.Caller != nil {
+		out.parent = c.Caller.out
+	}
+	runCtx = withHostCall(runCtx, c.Host, &Caller{out: out, mem: mem}) // log and output count against out too
 	modCfg, closeMounts, err := moduleConfig(runCtx, &c, out, &m.r.openFiles, plan.rootAt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -302,10 +325,10 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 	err = m.run(runCtx, modCfg, mem, result, plan.body)
 	result.Duration = time.Since(start)
 	result.PeakMemory = mem.peak.Load()
-	var cut bool
-	result.OutputBytes, cut = out.written()
+	var cut, shared bool
+	result.OutputBytes, cut, shared = out.written()
 
-	err = classify(ctx, runCtx, name, &c, mem, cut, m.r.closed.Load(), result, err)
+	err = classify(ctx, runCtx, name, &c, mem, outcome{cut: cut, sharedCut: shared, closed: m.r.closed.Load()}, result, err)
 	m.r.log.Debug("run", "name", name, "exit", result.ExitCode, "took", result.Duration,
 		"peak_memory", result.PeakMemory, "output", result.OutputBytes, "err", err)
 	return result, err
@@ -329,8 +352,13 @@ func (m *CompiledModule) run(ctx context.Context, modCfg wazero.ModuleConfig, me
 	return body(ctx, mod, result)
 }
 
+// outcome is what classify needs to know of how the run's limits ended:
+// whether its output was cut, by a limit up its chain (RunConfig.Caller)
+// rather than its own, and whether the Runtime was closed.
+type outcome struct{ cut, sharedCut, closed bool }
+
 // classify turns the outcome of a run into Run's error; see Run.
-func classify(parent, runCtx context.Context, name string, c *RunConfig, mem *memoryLimit, cut, closed bool, result *Result, err error) error {
+func classify(parent, runCtx context.Context, name string, c *RunConfig, mem *memoryLimit, o outcome, result *Result, err error) error {
 	exit, isExit := errors.AsType[*sys.ExitError](err)
 	stoppedByCtx := isExit && runCtx.Err() != nil &&
 		(exit.ExitCode() == sys.ExitCodeContextCanceled || exit.ExitCode() == sys.ExitCodeDeadlineExceeded)
@@ -338,11 +366,18 @@ func classify(parent, runCtx context.Context, name string, c *RunConfig, mem *me
 		result.ExitCode = 0 // not the module's own code
 	}
 	switch {
+	case mem.refused.Load() && mem.shared > 0:
+		return newRunError(name, ErrMemoryLimit, nil,
+			"memory limit reached: the module asked to grow to %s, and the runs that started it hold %s of their %s limit, which a run and the runs it starts share; raise the memory limit if the script needs it",
+			size(mem.requested.Load()), size(mem.callersHold), size(mem.shared))
 	case mem.refused.Load():
 		return newRunError(name, ErrMemoryLimit, nil,
 			"memory limit %s reached (the module asked to grow to %s); raise the memory limit if the script needs it",
 			size(c.Memory), size(mem.requested.Load()))
-	case cut:
+	case o.sharedCut:
+		return newRunError(name, ErrOutputLimit, nil,
+			"output limit reached: the runs that started it used up their output limit, which a run and the runs it starts share; output was cut there")
+	case o.cut:
 		return newRunError(name, ErrOutputLimit, nil,
 			"output limit %s reached; output was cut there", size(c.Output))
 	case runCtx.Err() != nil && (stoppedByCtx || err == nil || isExit):
@@ -357,7 +392,7 @@ func classify(parent, runCtx context.Context, name string, c *RunConfig, mem *me
 		}
 	}
 	switch {
-	case err != nil && closed: // wazero closed the module (exit code 0) with the Runtime
+	case err != nil && o.closed: // wazero closed the module (exit code 0) with the Runtime
 		result.ExitCode = 0
 		return fmt.Errorf("%s: stopped: %w", name, errClosed)
 	case err == nil || isExit && !stoppedByCtx:
@@ -398,8 +433,8 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *o
 		WithStartFunctions().
 		WithArgs(append([]string{c.Name}, c.Args...)...).
 		WithStdin(newStdin(ctx, c.Stdin)).
-		WithStdout(out.writer(c.Stdout)).
-		WithStderr(out.writer(c.Stderr))
+		WithStdout(streamWriter(out, c.Stdout)).
+		WithStderr(streamWriter(out, c.Stderr))
 	for _, kv := range c.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" || strings.ContainsRune(kv, 0) {
@@ -427,6 +462,16 @@ func moduleConfig(ctx context.Context, c *RunConfig, out *outputLimit, shared *o
 		return nil, nil, err
 	}
 	return modCfg.WithFSConfig(fsCfg), closeMounts, nil
+}
+
+// streamWriter is the stdout or stderr w of a run counting against out:
+// against out alone when w writes into a folder under a Quota, which
+// counts it instead of the callers (RunConfig.Caller).
+func streamWriter(out *outputLimit, w io.Writer) io.Writer {
+	if _, ok := w.(*quotaWriter); ok {
+		return out.localWriter(w)
+	}
+	return out.writer(w)
 }
 
 // mounts opens every mount of c as a rootFS and returns the FS config and
@@ -522,8 +567,11 @@ func openMount(mt Mount, protected []string, audit auditFunc) (*rootFS, error) {
 		}
 	}
 	f := newRootFS(root, mt.Writable, guard, audit)
-	if mt.MaxBytes > 0 {
-		f.quota = &writeQuota{max: mt.MaxBytes}
+	switch {
+	case mt.Quota != nil:
+		f.quota = mt.Quota
+	case mt.MaxBytes > 0:
+		f.quota = NewQuota(mt.MaxBytes)
 	}
 	return f, nil
 }

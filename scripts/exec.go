@@ -11,12 +11,15 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
+	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/abi"
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/shellcmd"
+	"github.com/skillrun/skillrun/internal/units"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -79,14 +82,15 @@ type execService struct {
 	natives map[string]nativeSkill
 }
 
-// tmpDir is the host folder of the caller's /tmp.
-func (x *execService) tmpDir() (string, error) {
+// tmpMount is the mount of the caller's /tmp: its host folder and the
+// quota the caller and every run it starts write against.
+func (x *execService) tmpMount() (sandbox.Mount, error) {
 	for _, m := range x.mounts {
 		if m.GuestPath == tmpGuestPath && m.Writable {
-			return m.HostDir, nil
+			return m, nil
 		}
 	}
-	return "", errors.New("the run has no /tmp")
+	return sandbox.Mount{}, errors.New("the run has no /tmp")
 }
 
 // tmpName returns the name, inside the caller's /tmp, of guest path p:
@@ -123,10 +127,11 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 			return nil, fmt.Errorf("exec: interpreter %s: %w", in.Module, err)
 		}
 	}
-	tmp, err := x.tmpDir()
+	tmpMount, err := x.tmpMount()
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeUnavailable, "exec: %v", err)
 	}
+	tmp := tmpMount.HostDir
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
 		return nil, err
@@ -140,8 +145,13 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	nested := *x
 	nested.sr = &run
 	run.exec = &nested
+	// The new run spends from the caller's limits (sandbox.Caller): its
+	// output counts against the caller's output limit, its memory
+	// against what the caller leaves of its memory limit, its files and
+	// captured output against the caller's /tmp quota.
+	caller := sandbox.CallerOf(ctx)
 	res := &abi.ExecResult{}
-	done, err := x.streams(req, root, &run, res)
+	done, err := x.streams(ctx, req, root, tmpMount.Quota, caller, native, &run, res)
 	defer done()
 	if err != nil {
 		return nil, err
@@ -151,15 +161,25 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 	if native {
 		r, err = x.execNative(ctx, req, target, tmp, &run)
 	} else {
-		r, err = x.execWasm(ctx, req, lang, progArgs, in, m, &run)
+		r, err = x.execWasm(ctx, req, lang, progArgs, in, m, caller, &run)
+	}
+	// What exec itself says goes to the run's stderr: through the
+	// caller's output limit where that is the caller's own (the sandbox
+	// counts only what the run wrote).
+	msg := run.Stderr
+	if inherited := req.InheritStderr && !req.StderrToStdout || req.StderrToStdout && req.InheritStdout; inherited && !native && caller != nil {
+		msg = caller.Writer(run.Stderr)
 	}
 	switch {
+	case errors.Is(err, sandbox.ErrMemoryLimit) && caller != nil:
+		res.ExitCode = 125
+		fmt.Fprintf(msg, "%s: %v (a script and the programs it starts share one memory limit: --memory, or the memory of the grant)\n", prog, err)
 	case errors.Is(err, sandbox.ErrTimeout):
 		res.ExitCode = 124
-		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
+		fmt.Fprintf(msg, "%s: %v\n", prog, err)
 	case err != nil:
 		res.ExitCode = 125
-		fmt.Fprintf(run.Stderr, "%s: %v\n", prog, err)
+		fmt.Fprintf(msg, "%s: %v\n", prog, err)
 	default:
 		res.ExitCode = int(r.ExitCode)
 	}
@@ -169,7 +189,14 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 // streams sets the new run's standard streams as the request asks: the
 // caller's own where it inherits them, else files of the caller's /tmp
 // (root), whose names go into res. done closes what it opened.
-func (x *execService) streams(req *abi.ExecRequest, root *os.Root, run *ScriptRun, res *abi.ExecResult) (done func(), err error) {
+//
+// What goes to the files counts against the /tmp quota (nil: none), as
+// the run's own writes there do; what goes to the caller's streams
+// counts against the caller's output limit: through the sandbox for a
+// run in it (RunConfig.Caller), through caller's writer for a native
+// run (caller nil: none).
+func (x *execService) streams(ctx context.Context, req *abi.ExecRequest, root *os.Root, quota *sandbox.Quota, caller *sandbox.Caller,
+	native bool, run *ScriptRun, res *abi.ExecResult) (done func(), err error) {
 	var closers []func()
 	done = func() {
 		for _, c := range closers {
@@ -200,6 +227,9 @@ func (x *execService) streams(req *abi.ExecRequest, root *os.Root, run *ScriptRu
 			if own == nil {
 				own = io.Discard
 			}
+			if native && caller != nil {
+				own = caller.Writer(own)
+			}
 			return own, nil
 		}
 		f, name, err := createTmpFile(root)
@@ -208,7 +238,10 @@ func (x *execService) streams(req *abi.ExecRequest, root *os.Root, run *ScriptRu
 		}
 		*file = path.Join(tmpGuestPath, name)
 		closers = append(closers, func() { _ = f.Close() })
-		return f, nil
+		if quota == nil {
+			return f, nil
+		}
+		return quota.Writer(f, func() { x.auditTmpFull(ctx, *file, quota) }), nil
 	}
 	if run.Stdout, err = capture(req.InheritStdout, x.sr.Stdout, &res.StdoutFile); err != nil {
 		return done, err
@@ -221,10 +254,21 @@ func (x *execService) streams(req *abi.ExecRequest, root *os.Root, run *ScriptRu
 	return done, nil
 }
 
+// auditTmpFull records that a nested run's captured output did not fit
+// in the /tmp quota, as the sandbox records its own writes refused.
+func (x *execService) auditTmpFull(ctx context.Context, file string, q *sandbox.Quota) {
+	a := x.sr.Auditor
+	if a == nil {
+		a = audit.AuditorFrom(ctx)
+	}
+	a.Audit(ctx, audit.Event{Time: time.Now(), Skill: x.s.Name, Kind: "fs.write", Value: file, Decision: audit.Deny,
+		Reason: fmt.Sprintf("/tmp's write limit of %s is used up (shared by the run and the runs it starts; output of a program started by exec)", units.Bytes(uint64(q.Max())))})
+}
+
 // execWasm runs the program as another run of interpreter in (compiled
-// as m) in the same sandbox.
+// as m) in the same sandbox, spending from caller's limits.
 func (x *execService) execWasm(ctx context.Context, req *abi.ExecRequest, lang string, progArgs []string,
-	in *SourceInterpreter, m *sandbox.CompiledModule, run *ScriptRun) (*sandbox.Result, error) {
+	in *SourceInterpreter, m *sandbox.CompiledModule, caller *sandbox.Caller, run *ScriptRun) (*sandbox.Result, error) {
 	prog := path.Base(req.Args[0])
 	// The interpreter's own mounts, unless the caller has them (a Python
 	// script starting python3 runs over the same standard library).
@@ -251,7 +295,7 @@ func (x *execService) execWasm(ctx context.Context, req *abi.ExecRequest, lang s
 	env := interpreterEnv(lang, skillDir, granted, in.Env, mounts)
 	args := append(append([]string{}, in.Args...), progArgs...)
 	return runCompiled(ctx, m, x.s, prog, &skills.Script{}, x.eff, run,
-		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot}, "; started by exec")
+		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot, Caller: caller}, "; started by exec")
 }
 
 // scriptArgsAbs makes the script path among an interpreter's arguments

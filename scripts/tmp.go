@@ -19,7 +19,10 @@ const tmpGuestPath = "/tmp"
 // Published scripts use tempfile and mktemp; no grant is needed for it,
 // since no one else's files are there, and it is bounded like the run's
 // memory (what a tmpfs would take): the effective memory limit, or the
-// sandbox's default.
+// sandbox's default. The limit is one [sandbox.Quota] for the run and
+// every run it starts with exec, which mount the same folder, and for the
+// files their captured output goes to (exec.go): a script starting
+// children one after another cannot fill the disk.
 func privateTmp(eff capabilities.Set) (sandbox.Mount, func(), error) {
 	dir, err := os.MkdirTemp("", "skillrun-tmp-")
 	if err != nil {
@@ -29,7 +32,7 @@ func privateTmp(eff capabilities.Set) (sandbox.Mount, func(), error) {
 	if limit <= 0 {
 		limit = int64(sandbox.DefaultMemory)
 	}
-	return sandbox.Mount{HostDir: dir, GuestPath: tmpGuestPath, Writable: true, MaxBytes: limit},
+	return sandbox.Mount{HostDir: dir, GuestPath: tmpGuestPath, Writable: true, Quota: sandbox.NewQuota(limit)},
 		func() { _ = os.RemoveAll(dir) }, nil
 }
 
