@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -17,13 +18,18 @@ import (
 
 func newDepsCmd() *cobra.Command {
 	var indexURL, findLinks string
+	var packages []string
 	var refresh, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "deps SKILL [--index-url URL] [--find-links DIR]",
 		Short: "Fetch and pin the pure-Python packages a skill's scripts need",
 		Long: `Deps finds what a skill's Python scripts need: PEP 723 "# /// script"
 blocks, requirements.txt files, and, for scripts that declare nothing, the
-packages their imports name (yaml is PyYAML). It resolves them, with their
+packages their imports name when skillrun knows which package provides
+the import (yaml is PyYAML, bs4 is beautifulsoup4). An import it does not
+know is never guessed into a package of the same name (anyone may publish
+one): deps fails naming the import and where it is, and --package NAME
+says which package provides it. It resolves them, with their
 dependencies, into pure-Python wheels (py3-none-any) from a package index
 (PEP 503/691; default the public index, or PIP_INDEX_URL) or a folder of
 wheels, checks every wheel's sha256 and archive, and keeps them in the user
@@ -33,10 +39,11 @@ read-only on the interpreter's path for that skill's scripts.
 
 A package with compiled extensions (numpy, lxml, Pillow) fails with its
 name: WebAssembly cannot load them. Exit status: 0 pinned, 1 a package
-cannot be had, 2 usage error.`,
+cannot be had or an import is not provided, 2 usage error.`,
 		Example: `  skillrun deps ./pdf-skill
   skillrun deps ./pdf-skill --find-links ./wheels --index-url none
-  skillrun deps ./pdf-skill --index-url http://127.0.0.1:8080/simple`,
+  skillrun deps ./pdf-skill --index-url http://127.0.0.1:8080/simple
+  skillrun deps ./pdf-skill --package pdfkit-lite`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := skills.Load(args[0], nil)
@@ -52,10 +59,20 @@ cannot be had, 2 usage error.`,
 				return &exitError{code: 1, err: fmt.Errorf("%s: %w", termsafe.String(s.Name), err)}
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			for _, u := range need.Unresolved {
-				fmt.Fprintf(stderr, "skillrun: note: %s\n", termsafe.String(u))
+			reqs := need.Requirements
+			for _, p := range packages {
+				r, err := pydeps.ParseRequirement(p)
+				if err != nil {
+					return usageErr("--package %s: %v", termsafe.Quote(p, 0), err)
+				}
+				r.Source = "--package"
+				reqs = append(reqs, r)
 			}
-			if len(need.Requirements) == 0 {
+			if len(reqs) == 0 && len(need.Unknown) > 0 {
+				// Nothing names a package: the index is not asked.
+				return unknownImports(args[0], s.Name, need.Unknown, reqs)
+			}
+			if len(reqs) == 0 {
 				if asJSON {
 					fmt.Fprintln(out, `{"requirements":[],"wheels":[]}`)
 					return nil
@@ -65,17 +82,26 @@ cannot be had, 2 usage error.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			site, err := pydeps.Resolve(ctx, need.Requirements, &pydeps.Options{
+			site, err := pydeps.Resolve(ctx, reqs, &pydeps.Options{
 				IndexURL: indexURL, FindLinks: findLinks, Refresh: refresh, Progress: stderr,
 			})
 			if err != nil {
 				var names []string
-				for _, r := range need.Requirements {
+				for _, r := range reqs {
 					names = append(names, r.Name+" ("+r.Source+")")
 				}
 				return &exitError{code: 1, err: fmt.Errorf("%s needs %s: %w", termsafe.String(s.Name), termsafe.String(strings.Join(names, ", ")), err)}
 			}
-			if err := pydeps.SavePin("", dir, site, need.Requirements); err != nil {
+			var missing []pydeps.Import
+			for _, im := range need.Unknown {
+				if !site.Provides(im.Module) {
+					missing = append(missing, im)
+				}
+			}
+			if len(missing) > 0 {
+				return unknownImports(args[0], s.Name, missing, reqs)
+			}
+			if err := pydeps.SavePin("", dir, site, reqs); err != nil {
 				return &exitError{code: 1, err: fmt.Errorf("pinning the packages of %s: %w", termsafe.String(s.Name), err)}
 			}
 			if asJSON {
@@ -93,7 +119,36 @@ cannot be had, 2 usage error.`,
 	fl := cmd.Flags()
 	fl.StringVar(&indexURL, "index-url", "", "a PEP 503/691 package index `URL` (default: $PIP_INDEX_URL or https://pypi.org/simple; \"none\" for --find-links only)")
 	fl.StringVar(&findLinks, "find-links", "", "a `DIR` of .whl files searched before the index")
+	fl.StringArrayVar(&packages, "package", nil, "a package (a PEP 508 `REQUIREMENT`, e.g. name or name>=1.2) to pin besides what the skill declares; repeatable: how to say which package provides an import skillrun does not know")
 	fl.BoolVar(&refresh, "refresh", false, "ask the index again instead of reusing the last resolution")
 	fl.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// unknownImports is deps' refusal when scripts import modules that no
+// declared or named package provides: skillrun does not guess a package
+// from an import's name, since a package that took that name on the
+// index would be pinned and run with the skill's grants. It lists each
+// import with where it is, what was inferred from known imports, and
+// how to name the package. Nothing is pinned.
+func unknownImports(arg, skill string, unknown []pydeps.Import, reqs []pydeps.Requirement) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: nothing pinned: no package skillrun knows or was told of provides ", termsafe.String(skill))
+	for i, im := range unknown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (imported at %s)", termsafe.String(im.Module), termsafe.String(im.Where))
+	}
+	var inferred []string
+	for _, r := range reqs {
+		if strings.Contains(r.Source, " imports ") {
+			inferred = append(inferred, r.Name+" ("+r.Source+")")
+		}
+	}
+	if len(inferred) > 0 {
+		fmt.Fprintf(&b, "; inferred from known imports: %s", termsafe.String(strings.Join(inferred, ", ")))
+	}
+	fmt.Fprintf(&b, `; skillrun does not guess a package from an import's name (anyone may publish one named like it): if you know the package, name it, as in skillrun deps %s --package NAME, or declare it in the script's "# /// script" block or the skill's requirements.txt`, termsafe.Quote(arg, 0))
+	return &exitError{code: 1, err: errors.New(b.String())}
 }

@@ -1,17 +1,24 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/internal/pydeps"
 )
@@ -175,4 +182,76 @@ func TestDepsBadInput(t *testing.T) {
 		!strings.Contains(errOut.String(), "no-such-package") {
 		t.Errorf("missing package: exit %d, stderr %s", code, errOut.String())
 	}
+}
+
+// writeWheel writes a minimal pure-Python wheel (a METADATA and the
+// given members) into dir.
+func writeWheel(t *testing.T, dir, name, version string, members map[string]string) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	members[name+"-"+version+".dist-info/METADATA"] = "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n"
+	for _, m := range slices.Sorted(maps.Keys(members)) {
+		w, err := zw.Create(m)
+		require.NoError(t, err)
+		_, err = w.Write([]byte(members[m]))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+"-"+version+"-py3-none-any.whl"), buf.Bytes(), 0o644))
+}
+
+// TestDepsUnknownImportNotGuessed: a script that declares nothing
+// imports a module skillrun does not know. The loopback index has a
+// package of that very name (anyone may publish one: a squatter). deps
+// used to pin it as a guess; now it pins nothing, asks the index
+// nothing, and names the import, where it is, and --package. Naming the
+// package pins it; naming one that does not provide the import does not.
+func TestDepsUnknownImportNotGuessed(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // pins and wheels
+	wheels := t.TempDir()
+	writeWheel(t, wheels, "squatty", "1.0", map[string]string{"squatty/__init__.py": "print('owned')\n"})
+	writeWheel(t, wheels, "unrelated", "2.0", map[string]string{"unrelated.py": "X = 1\n"})
+	index, hits := wheelIndex(t, wheels)
+	skill := filepath.Join(t.TempDir(), "sq")
+	writeFiles(t, map[string]string{
+		skill + "/SKILL.md":       "---\nname: sq\ndescription: Imports a module nobody declared.\n---\nx\n",
+		skill + "/scripts/run.py": "import json\nimport squatty\n",
+	})
+	deps := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"deps", skill, "--index-url", index}, args...), strings.NewReader(""), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	noPin := func() {
+		t.Helper()
+		_, err := pydeps.LoadPin("", skill)
+		assert.ErrorIs(t, err, fs.ErrNotExist, "a pin was saved")
+	}
+
+	code, out, errOut := deps()
+	assert.Equal(t, 1, code, "stdout %s\nstderr %s", out, errOut)
+	assert.NotContains(t, out, "squatty 1.0")
+	assert.Contains(t, errOut, "squatty (imported at scripts/run.py:2)")
+	assert.Contains(t, errOut, "--package NAME")
+	assert.Zero(t, hits.Load(), "the index was asked")
+	noPin()
+
+	// A package that does not provide the import: still refused.
+	code, out, errOut = deps("--package", "unrelated")
+	assert.Equal(t, 1, code, "stdout %s\nstderr %s", out, errOut)
+	assert.Contains(t, errOut, "squatty (imported at scripts/run.py:2)")
+	noPin()
+
+	// The operator names the package: it is pinned.
+	code, out, errOut = deps("--package", "squatty")
+	require.Equal(t, 0, code, "stdout %s\nstderr %s", out, errOut)
+	assert.Contains(t, out, "squatty 1.0")
+	pin, err := pydeps.LoadPin("", skill)
+	require.NoError(t, err)
+	assert.Contains(t, pin.Requirements, "squatty (--package)")
+
+	code, _, errOut = deps("--package", "not a requirement!")
+	assert.Equal(t, exitUsage, code, errOut)
+	assert.Contains(t, errOut, "--package")
 }

@@ -422,16 +422,6 @@ func grantFlags(s capabilities.Set) string {
 	return strings.Join(capabilities.Flags(s), " ")
 }
 
-// isTerminal reports whether v is a character device (a terminal).
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 var _ pflag.Value = grantFlag{}
 
 func pluginFailed(err error) bool {

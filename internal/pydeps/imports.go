@@ -6,9 +6,12 @@ import (
 
 // moduleDists maps a top-level import name to the distribution that
 // provides it, for the modules whose distribution is named otherwise
-// (import yaml, pip install PyYAML) or that skills import most. A module
-// missing here is guessed to come from a distribution of its own name,
-// and reported in [Need.Unresolved] so that the guess can be checked.
+// (import yaml, pip install PyYAML) or that skills import most; each
+// entry was checked against the distribution's own top-level modules.
+// It is the only place an undeclared import becomes a package: a module
+// missing here is not guessed to come from a distribution of its own
+// name (anyone may publish a package named like an import), it is
+// reported in [Need.Unknown] for a declaration or the operator to name.
 var moduleDists = map[string]string{
 	"yaml":               "PyYAML",
 	"docx":               "python-docx",
@@ -142,14 +145,12 @@ var moduleDists = map[string]string{
 }
 
 // DistributionFor returns the distribution that provides a top-level
-// module and whether the table knew it (else the module's own name, a
-// guess; "" when the module cannot be guessed, like the google
-// namespace).
+// module, from the reviewed table; ("", false) for a module the table
+// does not know, or knows to be shared by many distributions (the
+// google namespace). It never guesses.
 func DistributionFor(module string) (dist string, known bool) {
-	if d, ok := moduleDists[module]; ok {
-		return d, d != ""
-	}
-	return module, false
+	d := moduleDists[module]
+	return d, d != ""
 }
 
 // An importStmt is one top-level module an import statement names.

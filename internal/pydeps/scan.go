@@ -37,7 +37,14 @@ var skipDirs = map[string]bool{
 // A Need is what a skill's scripts require.
 type Need struct {
 	Requirements []Requirement // deduplicated by normalized name, first source kept
-	Unresolved   []string      // imported top-level modules that are neither stdlib nor known (say which file imports them)
+	// Unknown are the modules that scripts declaring nothing import and
+	// that neither the standard library, the skill itself nor the table
+	// of known distributions ([DistributionFor]) covers, first import
+	// first. No distribution is guessed for them: a package that took the
+	// import's name on the index would otherwise be pinned and run with
+	// the skill's grants. A declared requirement, or one the operator
+	// names, must provide them ([Site.Provides]).
+	Unknown []Import
 	// Skipped names files that were not read and why (too large), so that
 	// a missing requirement can be traced.
 	Skipped []string
@@ -112,33 +119,32 @@ func Scan(skillDir string) (*Need, error) {
 			return nil, err
 		}
 	}
-	unresolved := map[string]bool{}
+	unknown := map[string]bool{}
 	for _, u := range undeclared {
 		for _, im := range u.imports {
 			if IsStdlib(im.module) || s.ownModule(u.file, im.module) {
 				continue
 			}
-			dist, known := DistributionFor(im.module)
 			where := fmt.Sprintf("%s:%d", u.file, im.line)
+			dist, known := DistributionFor(im.module)
 			if !known {
-				note := fmt.Sprintf("%s (imported by %s)", im.module, where)
-				if dist == "" {
-					note += ": no distribution can be guessed; declare it in a PEP 723 block or requirements.txt"
-				} else {
-					note += fmt.Sprintf(": guessed distribution %q", dist)
+				if !unknown[im.module] {
+					unknown[im.module] = true
+					s.need.Unknown = append(s.need.Unknown, Import{Module: im.module, Where: where})
 				}
-				if !unresolved[im.module] {
-					unresolved[im.module] = true
-					s.need.Unresolved = append(s.need.Unresolved, note)
-				}
-				if dist == "" {
-					continue
-				}
+				continue
 			}
 			s.add(Requirement{Name: dist, Source: fmt.Sprintf("%s imports %s", where, im.module)})
 		}
 	}
 	return s.need, nil
+}
+
+// An Import is a top-level module a script imports, and where it first
+// does.
+type Import struct {
+	Module string `json:"module"`
+	Where  string `json:"where"` // file:line, relative to the skill
 }
 
 var errTooLarge = errors.New("file too large")

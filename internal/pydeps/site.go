@@ -96,3 +96,18 @@ func unpackAll(dir string, wheels []cachedWheel) error {
 	}
 	return nil
 }
+
+// Provides reports whether the site holds a top-level module: a package
+// folder (regular or namespace) or a module file of that name. It is how
+// an import nothing declared is matched to what was pinned, by what the
+// wheels hold rather than by their names.
+func (s *Site) Provides(module string) bool {
+	if module == "" || strings.ContainsAny(module, `/\.`) {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Join(s.Dir, module)); err == nil && fi.IsDir() {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(s.Dir, module+".py"))
+	return err == nil && fi.Mode().IsRegular()
+}
