@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"time"
 
+	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/admission"
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/sandbox"
 )
@@ -28,6 +31,26 @@ type Options struct {
 	// from a snapshot of the initialised interpreter (snapshot.go): for
 	// comparing the two, and for finding a fault in one.
 	NoSnapshots bool
+
+	// MaxRuns, MaxRunMemory and MaxRunWait bound the Runner's runs in
+	// flight at once, whoever starts them (an MCP client's parallel tool
+	// calls, a session's, a benchmark's parallel trials): every run is
+	// bounded on its own, and these bound them together. A run a caller
+	// starts ([Runner.RunScript], [Runner.RunShell], the script and shell
+	// tools) takes one of MaxRuns slots and reserves its memory limit out
+	// of MaxRunMemory before it starts; one that does not fit waits its
+	// turn, first come first served, for at most MaxRunWait, then fails
+	// with [ErrBusy]. A run whose memory limit alone is over MaxRunMemory
+	// fails at once ([ErrNotRunnable]). Runs that a run starts (exec,
+	// skill_run, tool_call) spend their caller's reservation.
+	//
+	// Zero means the machine's default: twice GOMAXPROCS runs (at least
+	// 4), half the physical memory (4 GiB where it cannot be read), and a
+	// wait of one minute. skillrun's flags --max-runs, --max-run-memory
+	// and --max-run-wait set them.
+	MaxRuns      int
+	MaxRunMemory capabilities.Size
+	MaxRunWait   time.Duration
 }
 
 // A Runner runs skills' scripts on a [sandbox.Runtime]: it resolves what
@@ -39,6 +62,7 @@ type Runner struct {
 	sb           *sandbox.Runtime
 	interpreters InterpreterFunc
 	noSnapshots  bool
+	admission    *admission.Controller // the turns of top-level runs (admission.go)
 }
 
 // New returns a Runner on a new sandbox runtime configured by o (nil
@@ -48,11 +72,16 @@ func New(ctx context.Context, o *Options) (*Runner, error) {
 	if o != nil {
 		opts = *o
 	}
+	if opts.MaxRuns < 0 || opts.MaxRunMemory < 0 || opts.MaxRunWait < 0 {
+		return nil, fmt.Errorf("scripts: MaxRuns %d, MaxRunMemory %d and MaxRunWait %s must not be negative (0 means the default)",
+			opts.MaxRuns, opts.MaxRunMemory, opts.MaxRunWait)
+	}
 	sb, err := sandbox.New(ctx, opts.Sandbox)
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{sb: sb, interpreters: opts.Interpreters, noSnapshots: opts.NoSnapshots}, nil
+	adm := admission.New(admission.Limits{Runs: opts.MaxRuns, Memory: int64(opts.MaxRunMemory), Wait: opts.MaxRunWait})
+	return &Runner{sb: sb, interpreters: opts.Interpreters, noSnapshots: opts.NoSnapshots, admission: adm}, nil
 }
 
 // Sandbox returns the runtime the Runner's scripts run on, for compiling

@@ -198,7 +198,15 @@ func (r *Runner) RunScript(ctx context.Context, s *skills.Skill, script string, 
 		}
 		return mounts, nil
 	}
-	if sc.Kind == skills.KindSource && sr.Native != nil {
+	// The run's turn among the Runner's runs in flight (admission.go),
+	// taken once the run is known to be runnable.
+	nativeTier := sc.Kind == skills.KindSource && sr.Native != nil
+	ctx, done, err := r.admit(ctx, s, script, eff, nativeTier, sr)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if nativeTier {
 		return r.runNative(ctx, s, script, sc, skillDir, protected, eff, sr, nil)
 	}
 	if sc.Kind == skills.KindSource {

@@ -130,6 +130,13 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 	if err != nil {
 		return nil, fmt.Errorf("shell: %w", err)
 	}
+	// The shell's turn among the Runner's runs in flight (admission.go);
+	// what it starts with exec spends this one.
+	ctx, done, err := r.admit(ctx, shellSkill, shellLabel(sr.Args), eff, false, &sr.ScriptRun)
+	if err != nil {
+		return nil, err // it names the shell: "shell:-c: ..."
+	}
+	defer done()
 	own := sr.ScriptRun // the run's own tools, over its own grant (runtools.go)
 	own.Tools = runTools(sr.Workspace, eff, sr.Tools, protected)
 	mounts = append(append(mounts, skillMounts...), in.Mounts...)

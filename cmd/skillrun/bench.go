@@ -21,6 +21,7 @@ import (
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/agent/providers"
 	"github.com/skillrun/skillrun/bench"
+	"github.com/skillrun/skillrun/internal/admission"
 	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 )
@@ -43,22 +44,23 @@ skills' scripts and the task's verifier (tests/test.sh) all run there.`,
 }
 
 type benchRunFlags struct {
-	sets     []string
-	setsFile string
-	provider string
-	model    string
-	baseURL  string
-	agent    string
-	attempts int
-	parallel int
-	shard    string
-	resume   string
-	out      string
-	prices   string
-	repos    string
-	json     bool
-	maxTurns int
-	native   []string
+	sets      []string
+	setsFile  string
+	provider  string
+	model     string
+	baseURL   string
+	agent     string
+	attempts  int
+	parallel  int
+	shard     string
+	resume    string
+	out       string
+	prices    string
+	repos     string
+	json      bool
+	maxTurns  int
+	native    []string
+	runLimits runLimitFlags
 }
 
 func newBenchRunCmd() *cobra.Command {
@@ -109,6 +111,8 @@ error, 125 results could not be written, 130 interrupted.`,
 	fl.StringVar(&f.repos, "repos", "", "the `DIR` of cloned skill repositories, as <host>/<owner>/<repo> (default <user cache>/skillrun/repos)")
 	fl.IntVar(&f.maxTurns, "max-turns", agent.DefaultLimits.MaxTurns, "the most calls to the model per trial")
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON")
+	addRunLimitFlags(fl, &f.runLimits)
+	fl.Lookup("max-runs").Usage += "; and at least --parallel"
 	return cmd
 }
 
@@ -189,7 +193,16 @@ func runBench(cmd *cobra.Command, f *benchRunFlags, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)})
+	opts := &scripts.Options{Interpreters: runInterpreters(stderr)}
+	if err := f.runLimits.apply(opts); err != nil {
+		return err
+	}
+	if opts.MaxRuns == 0 {
+		// Each of --parallel trials runs one script at a time: room for
+		// them all, within the memory bound still.
+		opts.MaxRuns = max(admission.DefaultRuns(), f.parallel)
+	}
+	rt, err := scripts.New(ctx, opts)
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}

@@ -23,6 +23,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"skillrun":    func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"hostile-mcp": hostileMCPMain,
+		// The other local user of TestMCPHTTPOtherUser.
+		"mcp-http-attacker": mcpHTTPAttackerMain,
 	})
 }
 

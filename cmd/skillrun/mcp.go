@@ -37,6 +37,9 @@ func newMCPCmd() *cobra.Command {
 		workspace string
 		policy    string
 		mcpConfig string
+		limits    runLimitFlags
+		tokenFile string
+		noAuth    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [PATH...]",
@@ -48,10 +51,27 @@ resources (skill://NAME/PATH), and every script as a tool with its schema.
 Scripts run sandboxed with what --policy grants them (nothing by default);
 an MCP client never widens a grant. With --http ADDR the server speaks
 streamable HTTP, bound to ADDR (loopback unless ADDR says otherwise), and
-refuses requests whose Host or Origin is not that address.`,
+refuses requests whose Host or Origin is not that address, and answers
+only requests that carry Authorization: Bearer TOKEN (any local user can
+reach a loopback address). The token is read from --token-file (default:
+skillrun/mcp-token in the user's config folder), which must be readable
+by its owner only; when there is no such file, a new random token is
+written there (mode 0600). Give its content to the MCP client. --no-auth
+serves without a token, for a reverse proxy that authenticates.
+
+Tool calls run side by side, at most --max-runs at once and within
+--max-run-memory of memory limits together; a call that finds no room
+waits its turn, first come first served, for at most --max-run-wait,
+then fails with an error that says what is in use.`,
 		Example: `  skillrun mcp examples --policy policy.toml --workspace .
   skillrun mcp --http 127.0.0.1:8765 examples`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if httpAddr == "" && (tokenFile != "" || noAuth) {
+				return usageErr("--token-file and --no-auth apply to --http only")
+			}
+			if tokenFile != "" && noAuth {
+				return usageErr("--token-file and --no-auth exclude each other: --no-auth serves without a token")
+			}
 			found, err := discoverArgs(cmd, args)
 			if err != nil {
 				return err
@@ -64,7 +84,11 @@ refuses requests whose Host or Origin is not that address.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(cmd.ErrOrStderr())})
+			opts := &scripts.Options{Interpreters: runInterpreters(cmd.ErrOrStderr())}
+			if err := limits.apply(opts); err != nil {
+				return err
+			}
+			rt, err := scripts.New(ctx, opts)
 			if err != nil {
 				return &exitError{code: exitSandbox, err: err}
 			}
@@ -205,13 +229,16 @@ refuses requests whose Host or Origin is not that address.`,
 			if httpAddr == "" {
 				return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 			}
-			return serveHTTP(ctx, cmd, srv, httpAddr)
+			return serveHTTP(ctx, cmd.ErrOrStderr(), logger, srv, &httpServe{addr: httpAddr, tokenFile: tokenFile, noAuth: noAuth})
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765; a bare :PORT binds loopback)")
 	cmd.Flags().StringVar(&workspace, "workspace", ".", "the host `DIR` scripts see at /workspace (as granted)")
 	cmd.Flags().StringVar(&policy, "policy", "", "operator policy `FILE` granting capabilities per skill")
 	cmd.Flags().StringVar(&mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: bridge those servers' tools, served as mcp__SERVER__TOOL")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --http, the bearer token `FILE` clients must send (default skillrun/mcp-token in the user config folder; made, mode 0600, when missing)")
+	cmd.Flags().BoolVar(&noAuth, "no-auth", false, "with --http, serve without a bearer token (only behind a reverse proxy that authenticates)")
+	addRunLimitFlags(cmd.Flags(), &limits)
 	return cmd
 }
 
@@ -232,19 +259,46 @@ func reportReload(w io.Writer, d *skills.Discovery) {
 	}
 }
 
-// serveHTTP binds addr (a bare ":PORT" means loopback) and serves until
-// ctx ends, allowing only requests addressed to the bound host.
-func serveHTTP(ctx context.Context, cmd *cobra.Command, srv *mcp.Server, addr string) error {
-	h, port, err := net.SplitHostPort(addr)
+// httpServe is how `skillrun mcp --http` serves: the address, and the
+// bearer token file (empty: the default one) or no authentication.
+type httpServe struct {
+	addr      string
+	tokenFile string
+	noAuth    bool
+}
+
+// serveHTTP binds o.addr (a bare ":PORT" means loopback) and serves until
+// ctx ends, allowing only requests addressed to the bound host and, unless
+// o.noAuth, carrying the bearer token (see mcphttp.go). Connections,
+// headers, bodies and idle time are bounded.
+func serveHTTP(ctx context.Context, stderr io.Writer, logger *slog.Logger, srv *mcp.Server, o *httpServe) error {
+	h, port, err := net.SplitHostPort(o.addr)
 	if err != nil {
-		return usageErr("--http %s: %v", addr, err)
+		return usageErr("--http %s: %v", o.addr, err)
 	}
 	if h == "" {
 		h = "127.0.0.1"
 	}
+	var token string
+	if !o.noAuth {
+		path := o.tokenFile
+		if path == "" {
+			if path, err = defaultTokenFile(); err != nil {
+				return usageErr("--http: %v", err)
+			}
+		}
+		var created bool
+		if token, created, err = loadOrCreateToken(path); err != nil {
+			return usageErr("--http: %v", err)
+		}
+		if created {
+			fmt.Fprintf(stderr, "skillrun: wrote a new MCP bearer token to %s (mode 0600)\n", path)
+		}
+		fmt.Fprintf(stderr, "skillrun: MCP clients must send Authorization: Bearer TOKEN, TOKEN the content of %s\n", path)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(h, port))
 	if err != nil {
-		return usageErr("--http %s: %v", addr, err)
+		return usageErr("--http %s: %v", o.addr, err)
 	}
 	bound := ln.Addr().String()
 	allowed := []string{bound}
@@ -252,15 +306,26 @@ func serveHTTP(ctx context.Context, cmd *cobra.Command, srv *mcp.Server, addr st
 		_, p, _ := net.SplitHostPort(bound)
 		allowed = append(allowed, "localhost:"+p)
 	}
-	hs := &http.Server{Handler: srv.Handler(&mcp.HTTPOptions{AllowedHosts: allowed}), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: serving MCP on http://%s\n", bound)
+	handler := boundBody(srv.Handler(&mcp.HTTPOptions{AllowedHosts: allowed}))
+	if o.noAuth {
+		fmt.Fprintf(stderr, "skillrun: warning: --no-auth: anyone who can reach %s, any local user included, can call every tool with your grants; use it only behind a reverse proxy that authenticates\n", bound)
+	} else {
+		handler = requireBearer(token, &refusalLog{logger: logger}, handler)
+	}
+	hs := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: httpHeaderTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    httpMaxHeaderBytes,
+	}
+	fmt.Fprintf(stderr, "skillrun: serving MCP on http://%s\n", bound)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(newLimitListener(ln, httpMaxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -106,8 +106,9 @@ func TestMCPStdio(t *testing.T) {
 	}
 }
 
-// TestMCPHTTP serves over streamable HTTP on loopback: the SDK client
-// lists tools; a request naming another Host is refused (DNS rebinding).
+// TestMCPHTTP serves over streamable HTTP on loopback: the SDK client,
+// sending the bearer token, lists tools; a request naming another Host is
+// refused (DNS rebinding) even with the token.
 func TestMCPHTTP(t *testing.T) {
 	root := mcpSkill(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -118,7 +119,8 @@ func TestMCPHTTP(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go run([]string{"mcp", "--http", addr, root}, strings.NewReader(""), io.Discard, io.Discard)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	go run([]string{"mcp", "--http", addr, "--token-file", tokenFile, root}, strings.NewReader(""), io.Discard, io.Discard)
 
 	url := "http://" + addr
 	var resp *http.Response
@@ -132,8 +134,11 @@ func TestMCPHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("server did not start: %v", err)
 	}
-	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcpsdk.StreamableClientTransport{Endpoint: url}, nil)
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := connectHTTP(ctx, url, strings.TrimSpace(string(token)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +158,7 @@ func TestMCPHTTP(t *testing.T) {
 	body := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 	req, _ := http.NewRequest(http.MethodPost, url, body)
 	req.Host = "evil.example"
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err = http.DefaultClient.Do(req)

@@ -106,7 +106,8 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		sctx, scancel := context.WithTimeout(context.Background(), timeout)
 		defer scancel()
 		var stderr strings.Builder
-		srv := exec.CommandContext(sctx, bin, "mcp", "--http", addr, root)
+		tokenFile := filepath.Join(t.TempDir(), "token")
+		srv := exec.CommandContext(sctx, bin, "mcp", "--http", addr, "--token-file", tokenFile, root)
 		srv.Stderr = &stderr
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
@@ -127,6 +128,6 @@ func TestMCPTypeScriptClient(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		runCheck(t, "http", "http://"+addr)
+		runCheck(t, "http", "http://"+addr, tokenFile)
 	})
 }

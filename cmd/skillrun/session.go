@@ -48,6 +48,7 @@ type sessionFlags struct {
 	quiet      bool
 	limits     agent.Limits
 	native     []string
+	runLimits  runLimitFlags
 }
 
 func newSessionCmd() *cobra.Command {
@@ -109,6 +110,7 @@ budget, loop, refusal, provider or auth failure), 2 usage error, 124 the
 	fl.Int64Var(&f.limits.MaxTokens, "max-tokens", 0, "the most tokens of the whole session (0: no limit)")
 	fl.IntVar(&f.limits.MaxReplyTokens, "max-reply-tokens", 0, "the most tokens of one reply (0: the provider's default)")
 	fl.DurationVar(&f.limits.Deadline, "deadline", 0, "the longest the session may take, e.g. 10m (0: no limit)")
+	addRunLimitFlags(fl, &f.runLimits)
 	return cmd
 }
 
@@ -163,7 +165,11 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
 		return usageErr("--workspace %s: not a folder", f.run.workspace)
 	}
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)})
+	opts := &scripts.Options{Interpreters: runInterpreters(stderr)}
+	if err := f.runLimits.apply(opts); err != nil {
+		return err
+	}
+	rt, err := scripts.New(ctx, opts)
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}

@@ -2,16 +2,20 @@
 // client (@modelcontextprotocol/sdk) over stdio or streamable HTTP.
 //
 //   node check.mjs stdio <skillrun-binary> <skills-dir>
-//   node check.mjs http <url>
+//   node check.mjs http <url> <token-file>
+//
+// Over HTTP the client sends Authorization: Bearer <the token in token-file>,
+// as `skillrun mcp --http` requires.
 //
 // Prints one "ok: ..." line per passing check; exits non-zero with a
 // "FAIL: ..." message on the first failure.
+import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 function usage() {
-  console.error("usage: node check.mjs stdio <skillrun-binary> <skills-dir>\n       node check.mjs http <url>");
+  console.error("usage: node check.mjs stdio <skillrun-binary> <skills-dir>\n       node check.mjs http <url> <token-file>");
   process.exit(2);
 }
 
@@ -29,8 +33,11 @@ const [mode, ...rest] = process.argv.slice(2);
 let transport;
 if (mode === "stdio" && rest.length === 2) {
   transport = new StdioClientTransport({ command: rest[0], args: ["mcp", rest[1]], stderr: "inherit" });
-} else if (mode === "http" && rest.length === 1) {
-  transport = new StreamableHTTPClientTransport(new URL(rest[0]));
+} else if (mode === "http" && rest.length === 2) {
+  const token = readFileSync(rest[1], "utf8").trim();
+  transport = new StreamableHTTPClientTransport(new URL(rest[0]), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
 } else {
   usage();
 }
