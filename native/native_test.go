@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -132,13 +134,7 @@ func TestNoNetwork(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
-	accepted := make(chan struct{}, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- struct{}{}
-			c.Close()
-		}
-	}()
+	accepted := testkit.Accepted(ln)
 	port := ln.Addr().(*net.TCPAddr).Port
 	b := newBox(t)
 	_, out, errOut := b.bash(t, fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED; exec 4<>/dev/tcp/1.1.1.1/80 && echo OUT`, port), nil)
@@ -164,13 +160,7 @@ func TestNoUnixSockets(t *testing.T) {
 	ln, err := net.Listen("unix", sock)
 	require.NoError(t, err)
 	defer ln.Close()
-	accepted := make(chan struct{}, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- struct{}{}
-			c.Close()
-		}
-	}()
+	accepted := testkit.Accepted(ln)
 	script := `import socket, sys
 for kind, addr in ((socket.SOCK_STREAM, sys.argv[1]), (socket.SOCK_DGRAM, sys.argv[1]), (socket.SOCK_STREAM, "\0abstract")):
     try:

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // hostSecret writes a secret file outside any skill folder, as a user's
@@ -277,13 +279,7 @@ func TestSandboxDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan struct{}, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- struct{}{}
-			c.Close()
-		}
-	}()
+	accepted := testkit.Accepted(ln)
 	port := ln.Addr().(*net.TCPAddr).Port
 	outside := filepath.Join(filepath.Dir(secretPath), "written.txt")
 	for _, tc := range []struct {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/skillrun/skillrun/internal/seccomp"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // inFilteredThread runs f on a thread of its own with the filter
@@ -41,13 +42,7 @@ func TestDenyUnixSockets(t *testing.T) {
 	ln, err := net.Listen("unix", sock)
 	require.NoError(t, err)
 	defer ln.Close()
-	accepted := make(chan struct{}, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- struct{}{}
-			c.Close()
-		}
-	}()
+	accepted := testkit.Accepted(ln)
 
 	err = inFilteredThread(t, func() error {
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
