@@ -45,10 +45,16 @@ func connectHTTP(ctx context.Context, url, token string) (*mcpsdk.ClientSession,
 // initializeBody is an MCP initialize request.
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 
+// initReply is what postInitialize read of the response.
+type initReply struct {
+	StatusCode int
+	Header     http.Header
+}
+
 // postInitialize POSTs an initialize request to url with the given
-// Authorization header values (none when empty) and returns the response,
-// its body read and closed.
-func postInitialize(url string, authorization ...string) (*http.Response, string, error) {
+// Authorization header values (none when empty) and returns the response's
+// status and header and its body, read and closed.
+func postInitialize(url string, authorization ...string) (*initReply, string, error) {
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeBody))
 	if err != nil {
 		return nil, "", err
@@ -64,7 +70,7 @@ func postInitialize(url string, authorization ...string) (*http.Response, string
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	return resp, string(body), err
+	return &initReply{StatusCode: resp.StatusCode, Header: resp.Header}, string(body), err
 }
 
 // startMCPHTTP runs the skillrun CLI (this test binary, which testscript

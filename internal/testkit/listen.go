@@ -10,7 +10,7 @@ func Accepted(ln net.Listener) <-chan struct{} {
 	go func() {
 		if c, err := ln.Accept(); err == nil {
 			accepted <- struct{}{}
-			c.Close()
+			_ = c.Close()
 		}
 	}()
 	return accepted
