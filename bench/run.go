@@ -147,7 +147,9 @@ func Run(ctx context.Context, cfg *Config) (*Summary, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	unlock, err := lockRun(filepath.Join(cfg.Out, cfg.RunID+".lock"))
+	// A hidden name: `bench compare RUN*` typed in a shell must match the
+	// result folders only.
+	unlock, err := lockRun(filepath.Join(cfg.Out, "."+cfg.RunID+".lock"))
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,17 @@ func testCompareNumbers(t *testing.T, out string) {
 	assert.Equal(t, []string{"js-csv-report", "py-csv-report", "todo-py"}, skills.Loaded, "the names from run_config.yaml")
 	assert.Empty(t, skills.NeverUsed)
 
+	// What a shell makes of `bench compare OUT/r1*`: the result folders,
+	// not the run's lock (sets listed in the order named, so only the
+	// comparison is the same).
+	glob, err := filepath.Glob(filepath.Join(out, "r1*"))
+	require.NoError(t, err)
+	code, globbed, stderr := runCompare(t, append(glob, "--baseline", "no-plugins", "--json")...)
+	require.Equal(t, 0, code, stderr)
+	var g comparisonJSON
+	require.NoError(t, json.Unmarshal([]byte(globbed), &g), globbed)
+	assert.Equal(t, c.Paired, g.Paired, "the same comparison from a shell's r1*")
+
 	for _, args := range [][]string{
 		{filepath.Join(out, "r1__no-plugins"), filepath.Join(out, "r1__example-skills")},
 		{out},
