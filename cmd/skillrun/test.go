@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,6 +83,7 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 		args = []string{"."}
 	}
 	var tested []*skills.Skill
+	var empty []string // folders that hold no skill
 	for _, arg := range args {
 		found := skills.FindSkills(arg)
 		if found.Err != nil {
@@ -91,7 +93,10 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 			fmt.Fprintln(stderr, p.Error())
 		}
 		if len(found.Paths) == 0 {
-			return usageErr("%s: no skill there (no SKILL.md)", arg)
+			// Like go test's "[no test files]": the other folders still
+			// run; only a command that names no skill at all is wrong.
+			empty = append(empty, arg)
+			continue
 		}
 		for _, p := range found.Paths {
 			s, err := skills.Load(p, nil)
@@ -99,6 +104,14 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 				return usageErr("%v", err)
 			}
 			tested = append(tested, s)
+		}
+	}
+	if len(tested) == 0 {
+		return usageErr("%s: no skill there (no SKILL.md)", strings.Join(empty, ", "))
+	}
+	if !f.asJSON {
+		for _, arg := range empty {
+			fmt.Fprintf(stdout, "?    %s [no skill]\n", termsafe.String(arg))
 		}
 	}
 	catalog, err := loadSkills(stderr, f.catalog, nil)

@@ -140,6 +140,18 @@ func TestTestUsage(t *testing.T) {
 	}
 }
 
+// TestTestFolderWithoutSkill: a folder that holds no skill among others
+// is reported like go test's "[no test files]" and the rest still run;
+// only a command that names no skill at all is a usage error.
+func TestTestFolderWithoutSkill(t *testing.T) {
+	empty := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"test", empty, "../../examples/release-notes"}, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	assert.Contains(t, stdout.String(), "?    "+empty+" [no skill]")
+	assert.Contains(t, stdout.String(), "ok   release-notes/")
+}
+
 // TestTestJUnitSymlink: a --junit path that is a symlink (planted in a
 // stranger's project, say to ~/.bashrc) is refused, and its target is
 // left as it was.
