@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillrun/skillrun/internal/fsguard"
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/pydeps"
 	"github.com/skillrun/skillrun/native"
@@ -201,7 +202,16 @@ func runCommunityCase(t *testing.T, c communityCase, flags ...string) []string {
 		stdout.Reset()
 		stderr.Reset()
 	}
-	args := append(append(append([]string{"run", filepath.Join(communityDir, c.skillDir) + ":" + c.script, "--workspace", ws, "-A"}, flags...), "--"), c.args...)
+	grant := "-A"
+	if len(flags) > 0 {
+		// The native tier never gets write access to a folder holding a
+		// module (here a skill the script validates): the operator grants
+		// what such a run can have, as the refusal says.
+		if mod, err := fsguard.FindModuleFolder(ws, fsguard.MaxSearch); err != nil || mod != "" {
+			grant = "--allow-read"
+		}
+	}
+	args := append(append(append([]string{"run", filepath.Join(communityDir, c.skillDir) + ":" + c.script, "--workspace", ws, grant}, flags...), "--"), c.args...)
 	code := run(args, stdin, &stdout, &stderr)
 	if len(flags) > 0 {
 		// The native runs were made with the workspace at /workspace, where
