@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -96,7 +97,7 @@ func TestDenyUnixSockets(t *testing.T) {
 		}, nil},
 		{"io_uring", func() error {
 			var params [120]byte
-			_, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafePointer(&params)), 0)
+			_, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params)), 0)
 			if errno != 0 {
 				return errno
 			}
