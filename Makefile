@@ -24,7 +24,7 @@ deps: ## Download the Go modules of skillrun and of the guests built in tests (s
 .PHONY: test
 test: deps ## Run the full test suite with the race detector (what CI runs), then the guest-bound end-to-end tests without it.
 	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestInterpreterScripts|TestNativeFromShell|TestAttackNested[A-Za-z]+)$$' ./scripts ./cmd/skillrun
+	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestNativeFromShell|TestAttackNested[A-Za-z]+)$$' ./scripts ./cmd/skillrun
 
 .PHONY: check
 check: ## gofmt, vet, golangci-lint, go mod tidy, deps test, cross-builds; fails on any diff.

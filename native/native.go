@@ -90,13 +90,29 @@ type Result struct {
 // programs they start) reads of the system, read-only: programs and
 // libraries (/usr, /bin, /lib*), the dynamic linker's cache, time zones,
 // TLS roots and OpenSSL's configuration (node reads it at start; not
-// /etc/ssl/private), the random devices, and the CPU and memory facts numeric
-// libraries size their threads by. /etc beyond these (passwd, shadow,
-// hosts), /home, /root, /run, /var and /tmp are not in it.
+// /etc/ssl/private), the random devices, the CPU and memory facts numeric
+// libraries size their threads by, and the configuration plotting reads
+// (below). /etc beyond these (passwd, shadow, hosts), /home, /root, /run,
+// /var and /tmp are not in it.
+//
+// Plotting: Debian's matplotlib (python3-matplotlib) reads its rc file
+// from /etc/matplotlibrc at import (Debian's patch puts it there in place
+// of mpl-data/matplotlibrc, the last place matplotlib looks), so without
+// it `import matplotlib` fails with EACCES; its data
+// (/usr/share/matplotlib/mpl-data) and fonts (/usr/share/fonts) are
+// under /usr. To list the system's fonts it runs fc-list, which reads
+// fontconfig's configuration, /etc/fonts (fonts.conf and conf.d, whose
+// entries link into /usr/share/fontconfig); without it fc-list still
+// lists /usr/share/fonts but prints a "Fontconfig error" on the
+// script's stderr. Neither holds anything secret. fontconfig's cache
+// (/var/cache/fontconfig) is left out: without it fontconfig reads the
+// font files themselves (same list). matplotlib's own font cache goes
+// under HOME/.cache/matplotlib, in the run's private HOME.
 var SystemPaths = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
 	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
 	"/etc/localtime", "/usr/share/zoneinfo", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates",
+	"/etc/matplotlibrc", "/etc/fonts",
 	"/dev/urandom", "/dev/random", "/dev/zero",
 	"/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu",
 }

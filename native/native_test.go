@@ -315,6 +315,50 @@ print(Image.open("out.png").getpixel((8, 8)), img.size)
 	assert.FileExists(t, filepath.Join(b.workspace, "out.png"))
 }
 
+// TestMatplotlib: Debian's matplotlib imports, finds the same fonts as
+// unconfined and saves a PNG under SystemPaths alone: it reads
+// /etc/matplotlibrc at import, and its font list runs fc-list, which
+// reads /etc/fonts (without it, a "Fontconfig error" on stderr).
+func TestMatplotlib(t *testing.T) {
+	requireConfinement(t)
+	const script = `
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib import font_manager
+fig = plt.figure()
+fig.savefig("out.png")
+print(len(font_manager.fontManager.ttflist), font_manager.findfont("DejaVu Sans"))
+`
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import matplotlib").CombinedOutput(); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("python3-matplotlib is required (REQUIRE_TOOLCHAINS=1): %v: %s", err, out)
+		}
+		t.Skip("matplotlib not installed")
+	}
+	plain := exec.Command("/usr/bin/python3", "-c", script)
+	plain.Dir = t.TempDir()
+	plain.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()} // no font cache yet, as in a run
+	var plainErr bytes.Buffer
+	plain.Stderr = &plainErr
+	want, err := plain.Output()
+	require.NoError(t, err, "%s", plainErr.String())
+
+	b := newBox(t)
+	var stdout, stderr bytes.Buffer
+	res, err := Run(context.Background(), &Spec{Path: "/usr/bin/python3", Args: []string{"python3", "-c", script},
+		Env: []string{"PATH=/usr/bin:/bin"}, Dir: b.workspace, ReadOnly: SystemPaths, ReadWrite: []string{b.workspace},
+		Stdout: &stdout, Stderr: &stderr, Timeout: time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, stderr.String())
+	assert.Equal(t, string(want), stdout.String(), "the fonts found unconfined")
+	assert.NotContains(t, stderr.String(), "Fontconfig error")
+	assert.NotContains(t, stderr.String(), "Permission denied")
+	png, err := os.ReadFile(filepath.Join(b.workspace, "out.png"))
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "out.png is a PNG: % x", png[:min(len(png), 8)])
+}
+
 // BenchmarkStart: a confined start of /bin/true against a bare one, in
 // the same run (the ratio is the cost of confinement).
 func BenchmarkStart(b *testing.B) {
