@@ -122,17 +122,18 @@ func newInterpretersListCmd() *cobra.Command {
 
 func listInterpreters(w io.Writer, dir string, asJSON bool) error {
 	type row struct {
-		Language string `json:"language"`
-		Version  string `json:"version"`
-		Module   string `json:"module"`
-		Status   string `json:"status"`
+		Language string           `json:"language"`
+		Version  string           `json:"version"`
+		Module   string           `json:"module"`
+		Status   string           `json:"status"`
+		Packages []interp.Package `json:"packages,omitempty"`
 	}
 	var rows []row
 	for _, lang := range []string{interp.JS, interp.JSTS, interp.Python, interp.Shell} {
 		in, err := interp.Find(dir, lang)
 		switch {
 		case err == nil:
-			rows = append(rows, row{lang, in.Version, in.Module, "installed"})
+			rows = append(rows, row{lang, in.Version, in.Module, "installed", in.Packages})
 		case errors.Is(err, interp.ErrNotInstalled):
 			rows = append(rows, row{Language: lang, Status: "not installed: " + interp.InstallHint(lang)})
 		default:
@@ -150,6 +151,17 @@ func listInterpreters(w io.Writer, dir string, asJSON bool) error {
 			continue
 		}
 		fmt.Fprintf(w, "%-7s %s  %s\n", r.Language, r.Version, r.Module)
+		// The compiled packages built in, then the C libraries they use.
+		for _, p := range r.Packages {
+			if p.Import != "" {
+				fmt.Fprintf(w, "        %-14s %-8s import %s\n", p.Name, p.Version, p.Import)
+			}
+		}
+		for _, p := range r.Packages {
+			if p.Import == "" {
+				fmt.Fprintf(w, "        %-14s %-8s C library\n", p.Name, p.Version)
+			}
+		}
 	}
 	return nil
 }

@@ -15,6 +15,11 @@
 #                         skillrun_run, which start runs from a snapshot
 #   $OUT/lib/python3.11/  the pure-Python standard library, mounted
 #                         read-only in the guest at /usr/local/lib/python3.11
+#   $OUT/lib/python3.11/dist-packages/
+#                         the Python files of the compiled packages
+#                         built in (build-pypackages.sh: Pillow, lxml)
+#   $OUT/PACKAGES         those packages and their versions
+#   $OUT/tests/           their own test suites (make test-packages)
 #   $OUT/VERSION          the Debian source version it was built from,
 #                         and this script's BUILD
 #
@@ -31,7 +36,7 @@ DEB_VERSION=${DEB_VERSION:-3.11.2-6+deb12u8}
 # BUILD counts changes to what this script installs from the same source;
 # VERSION is "$DEB_VERSION+skillrun$BUILD", so a bump makes `make python`
 # rebuild.
-BUILD=5
+BUILD=6
 ORIG_SHA256=${ORIG_SHA256:-2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849}
 # zlib, built for wasm32-wasi and linked in: zlib, gzip and zipfile's
 # deflate (docx, xlsx and pptx are zip files) need it.
@@ -49,6 +54,9 @@ module_c=${SKILLRUN_MODULE_C:-$(dirname "$0")/skillrun_module.c}
 [ -f "$module_c" ] || { echo "build-python.sh: $module_c is missing (skillrun's _skillrun module)" >&2; exit 1; }
 module_c=$(cd "$(dirname "$module_c")" && pwd)/$(basename "$module_c")
 main_c=${SKILLRUN_MAIN_C:-$(dirname "$module_c")/skillrun_main.c}
+pkgs_sh=$(dirname "$0")/build-pypackages.sh
+[ -f "$pkgs_sh" ] || { echo "build-python.sh: $pkgs_sh is missing (the compiled packages' build)" >&2; exit 1; }
+pkgs_sh=$(cd "$(dirname "$pkgs_sh")" && pwd)/$(basename "$pkgs_sh")
 [ -f "$main_c" ] || { echo "build-python.sh: $main_c is missing (skillrun's entry points)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -89,6 +97,7 @@ aptopts=(
   -o "APT::Sandbox::User=$(id -un)"
   -o "Debug::NoLocking=1"
 )
+declare -p aptopts >"$apt/aptopts.sh" # for build-pypackages.sh
 
 src="$work/src"
 if [ ! -f "$src/configure" ]; then
@@ -105,6 +114,26 @@ if [ ! -f "$src/configure" ]; then
   fi
   rm -rf "$src"
   dpkg-source --no-check -x "$dl"/python3.11_*.dsc "$src" >/dev/null
+fi
+# Built-in modules with dotted names (the compiled packages' extensions,
+# "PIL._imaging"): 3.11.2's BuiltinImporter refuses any name found with a
+# package path. CPython 3.12 dropped that check (gh-102700); the frozen
+# importlib is regenerated from this file by the build.
+python_bootstrap="$src/Lib/importlib/_bootstrap.py"
+if grep -q '^        if path is not None:$' "$python_bootstrap"; then
+  "$build_python" - "$python_bootstrap" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = """    def find_spec(cls, fullname, path=None, target=None):
+        if path is not None:
+            return None
+        if _imp.is_builtin(fullname):"""
+new = """    def find_spec(cls, fullname, path=None, target=None):
+        if _imp.is_builtin(fullname):"""
+assert s.count(old) == 1, "BuiltinImporter.find_spec changed"
+open(p, "w").write(s.replace(old, new))
+PY
 fi
 
 zsrc="$work/zlib-src"
@@ -154,14 +183,24 @@ fi
 # makesetup.
 cp "$module_c" "$src/Modules/_skillrunmodule.c"
 cp "$main_c" "$src/Modules/_skillrunmain.c"
-printf '*static*\n_skillrun _skillrunmodule.c _skillrunmain.c\n' >Modules/Setup.local
+# The compiled packages: archives, their built-in table and Python files.
+pkg="$work/pkgs"
+WORK="$work" PKG="$pkg" bash "$pkgs_sh"
+cp "$pkg/skillrun_pkgs.c" "$src/Modules/_skillrunpkgs.c"
+printf '*static*\n_skillrun _skillrunmodule.c _skillrunmain.c _skillrunpkgs.c\n' >Modules/Setup.local
+# Linked after python.o and before zlib: the packages' archives in
+# dependency order (lxml needs libxslt and libxml2; Pillow libjpeg).
+libs="$(sed -n 's/^LIBS=[[:space:]]*//p' Makefile)"
+for a in liblxml libexslt libxslt libxml2 libpillow libjpeg; do
+  libs="$libs $pkg/lib/$a.a"
+done
 echo "== make -j$jobs"
 # A reactor, so that skillrun_init's work survives its return (a
 # command's exports run its constructors and destructors around every
 # call); __stack_pointer exported, so that a snapshot can save and
 # restore it. _start is skillrun_main.c's.
 rm -f python.wasm
-make -j"$jobs" python.wasm LINKFORSHARED="-mexec-model=reactor -Wl,--export=__stack_pointer" >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
+make -j"$jobs" python.wasm LIBS="$libs" LINKFORSHARED="-mexec-model=reactor -Wl,--export=__stack_pointer" >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
 
 echo "== install into $out"
 tmp="$out.tmp"
@@ -171,6 +210,11 @@ cp python.wasm "$tmp/python.wasm"
 cp -r "$src/Lib" "$tmp/lib/python3.11"
 # The build-time sysconfig data the guest imports at startup.
 cp build/lib.wasi-wasm32-3.11/_sysconfigdata__wasi_wasm32-wasi.py "$tmp/lib/python3.11/" 2>/dev/null || true
+# dist-packages: the folder Debian's site.py adds to sys.path.
+mkdir -p "$tmp/lib/python3.11/dist-packages"
+cp -r "$pkg/site-packages/." "$tmp/lib/python3.11/dist-packages/"
+cp "$pkg/PACKAGES" "$tmp/PACKAGES"
+cp -r "$pkg/tests" "$tmp/tests"
 find "$tmp/lib/python3.11" -depth \( -name __pycache__ -o -name test -o -name tests -o -name idlelib -o -name tkinter -o -name turtledemo -o -name ensurepip \) -type d -exec rm -rf {} +
 # Bytecode for the standard library. It is mounted read-only, so without
 # it every run compiles every module it imports (1.25 s instead of 0.31 s

@@ -104,6 +104,9 @@ func BuildPython(ctx context.Context, dir string, o *BuildOptions) (*Interpreter
 	if err := os.WriteFile(script, buildPythonScript, 0o755); err != nil {
 		return nil, err
 	}
+	if err := os.WriteFile(filepath.Join(work, "build-pypackages.sh"), buildPackagesScript, 0o755); err != nil {
+		return nil, err
+	}
 	for name, src := range map[string][]byte{"skillrun_module.c": pythonModuleC, "skillrun_main.c": pythonMainC} {
 		if err := os.WriteFile(filepath.Join(work, name), src, 0o644); err != nil {
 			return nil, err

@@ -106,6 +106,12 @@ func programsPy() []byte {
 //go:embed build-python.sh
 var buildPythonScript []byte
 
+// buildPackagesScript builds the compiled packages (Pillow, lxml) that
+// build-python.sh links into python.wasm; it runs beside it.
+//
+//go:embed build-pypackages.sh
+var buildPackagesScript []byte
+
 // pythonModuleC is the source of the _skillrun module build-python.sh
 // links into python.wasm: the host functions, for sitecustomize.
 //
@@ -144,6 +150,9 @@ type Interpreter struct {
 	// Snapshot, if not nil, says how runs of a script can start from a
 	// snapshot of the interpreter, initialised once (snapshot.go).
 	Snapshot *Snapshot
+	// Packages are the compiled packages and C libraries built into it
+	// (Python's PACKAGES file; none for the other languages).
+	Packages []Package
 }
 
 // Language returns the language of a source script by its file name:
@@ -218,8 +227,13 @@ func Find(dir, language string) (*Interpreter, error) {
 				return nil, fmt.Errorf("python interpreter in %s: %w", d, err)
 			}
 		}
+		pkgs, err := readPackages(d)
+		if err != nil {
+			return nil, fmt.Errorf("python interpreter in %s: %w", d, err)
+		}
 		return &Interpreter{
 			Language: Python,
+			Packages: pkgs,
 			Version:  readVersion(d),
 			Dir:      d,
 			Module:   filepath.Join(d, "python.wasm"),

@@ -1,6 +1,7 @@
 # skillrun's sitecustomize, imported by CPython at startup inside the
 # sandbox. Scripts run as WebAssembly (WASI preview1): there are no host
-# processes, no sockets and no compiled extension modules. subprocess
+# processes, no sockets, and no compiled extension modules but those
+# linked into python.wasm (Pillow, lxml: build-pypackages.sh). subprocess
 # starts programs as other runs in the sandbox (_skillrun_subprocess);
 # anything else that needs them fails here, loudly, with a message that
 # names the import or call and says why -- never a silent wrong result.
@@ -47,6 +48,21 @@ def _note(msg):
     except Exception:
         pass
 
+_WHY_PY = "skillrun's WebAssembly Python"
+
+# The distribution name of a built-in package whose import is named
+# otherwise.
+_DIST = {"PIL": "Pillow"}
+
+
+def _builtin_packages():
+    """The compiled packages linked into this python.wasm, by name: the
+    top level of every dotted built-in module (PIL._imaging)."""
+    tops = sorted({m.split(".")[0] for m in sys.builtin_module_names if "." in m}, key=str.lower)
+    if not tops:
+        return "none"
+    return ", ".join(_DIST.get(t, t) + (" (import %s)" % t if t in _DIST else "") for t in tops)
+
 
 class _Unavailable:
     """A last meta path finder: a module no other finder found gets an
@@ -56,11 +72,13 @@ class _Unavailable:
     def find_spec(cls, name, path=None, target=None):
         top = name.split(".")[0]
         if name in _COMPILED or top in _COMPILED:
-            msg = ("No module named %r: it is (or needs) a compiled extension module, and %s where "
-                   "only pure-Python code can load (the standard library and packages the skill "
-                   "vendors under lib/). An operator who trusts this skill can run its scripts as "
-                   "confined host processes with the host's packages: the native tier (--native, "
-                   "or native = true in the skill's policy table; Linux)" % (name, _WHY))
+            msg = ("No module named %r: it is (or needs) a compiled extension module that %s does "
+                   "not have; the compiled packages built into it are %s, and besides them only "
+                   "pure-Python code can load (the standard library and packages the skill vendors "
+                   "under lib/ or `skillrun deps` fetched). An operator who trusts this skill can run "
+                   "its scripts as confined host processes with the host's packages: the native tier "
+                   "(--native, or native = true in the skill's policy table; Linux)"
+                   % (name, _WHY_PY, _builtin_packages()))
         elif path is None:
             msg = ("No module named %r: %s with the standard library and the pure-Python packages the "
                    "skill vendors under lib/ or `skillrun deps SKILL` fetched; run `skillrun deps` on the "
