@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/pydeps"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"
@@ -37,9 +38,17 @@ cache dir, content-addressed. skillrun never writes into the skill: the
 result is pinned in the cache, and run, shell, sessions and mcp mount it
 read-only on the interpreter's path for that skill's scripts.
 
-A package with compiled extensions (numpy, lxml, Pillow) fails with its
-name: WebAssembly cannot load them. Exit status: 0 pinned, 1 a package
-cannot be had or an import is not provided, 2 usage error.`,
+skillrun's Python has compiled packages built in, which deps never
+fetches: ` + builtinList() + `.
+A requirement or an import naming one is met by the built-in copy; when
+a specifier excludes the built-in version, deps warns, naming who asked,
+and uses it anyway. Any other package with compiled extensions (numpy,
+pandas, scipy) fails with its name, since WebAssembly cannot load them:
+a skill you trust that needs one can run in the native tier (run
+--native, or native = true in the skill's policy), as the host's python3
+with its own packages. Exit status: 0 pinned (or nothing needed beyond
+the standard library and the built-in packages), 1 a package cannot be
+had or an import is not provided, 2 usage error.`,
 		Example: `  skillrun deps ./pdf-skill
   skillrun deps ./pdf-skill --find-links ./wheels --index-url none
   skillrun deps ./pdf-skill --index-url http://127.0.0.1:8080/simple
@@ -59,6 +68,8 @@ cannot be had or an import is not provided, 2 usage error.`,
 				return &exitError{code: 1, err: fmt.Errorf("%s: %w", termsafe.String(s.Name), err)}
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			provided := builtinPackages()
+			need.UseProvided(provided)
 			reqs := need.Requirements
 			for _, p := range packages {
 				r, err := pydeps.ParseRequirement(p)
@@ -74,7 +85,7 @@ cannot be had or an import is not provided, 2 usage error.`,
 			}
 			if len(reqs) == 0 {
 				if asJSON {
-					fmt.Fprintln(out, `{"requirements":[],"wheels":[]}`)
+					fmt.Fprintln(out, `{"requirements":[],"wheels":[],"provided":[]}`)
 					return nil
 				}
 				fmt.Fprintf(out, "%s needs no packages beyond the standard library\n", termsafe.String(s.Name))
@@ -84,6 +95,7 @@ cannot be had or an import is not provided, 2 usage error.`,
 			defer stop()
 			site, err := pydeps.Resolve(ctx, reqs, &pydeps.Options{
 				IndexURL: indexURL, FindLinks: findLinks, Refresh: refresh, Progress: stderr,
+				Provided: provided,
 			})
 			if err != nil {
 				var names []string
@@ -101,16 +113,38 @@ cannot be had or an import is not provided, 2 usage error.`,
 			if len(missing) > 0 {
 				return unknownImports(args[0], s.Name, missing, reqs)
 			}
+			uses := ""
+			if len(site.Provided) > 0 {
+				var names []string
+				for _, p := range site.Provided {
+					names = append(names, p.String())
+				}
+				uses = fmt.Sprintf("uses %s (built into skillrun's Python)", termsafe.String(strings.Join(names, ", ")))
+			}
+			if len(site.Wheels) == 0 {
+				// Only built-in packages: nothing to fetch or pin, as for a
+				// skill that needs only the standard library.
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(map[string]any{"skill": s.Name, "wheels": site.Wheels, "provided": site.Provided})
+				}
+				fmt.Fprintf(out, "%s needs no packages beyond the standard library and the built-in ones: it %s\n", termsafe.String(s.Name), uses)
+				return nil
+			}
 			if err := pydeps.SavePin("", dir, site, reqs); err != nil {
 				return &exitError{code: 1, err: fmt.Errorf("pinning the packages of %s: %w", termsafe.String(s.Name), err)}
 			}
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"skill": s.Name, "site": site.Dir, "wheels": site.Wheels})
+				return enc.Encode(map[string]any{"skill": s.Name, "site": site.Dir, "wheels": site.Wheels, "provided": site.Provided})
 			}
 			for _, w := range site.Wheels {
 				fmt.Fprintf(out, "%s %s  %s\n", termsafe.String(w.Name), termsafe.String(w.Version), w.SHA256[:min(12, len(w.SHA256))])
+			}
+			if uses != "" {
+				fmt.Fprintln(out, uses)
 			}
 			fmt.Fprintf(out, "pinned %d packages for %s (%s)\n", len(site.Wheels), termsafe.String(s.Name), site.Dir)
 			return nil
@@ -123,6 +157,36 @@ cannot be had or an import is not provided, 2 usage error.`,
 	fl.BoolVar(&refresh, "refresh", false, "ask the index again instead of reusing the last resolution")
 	fl.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// builtinPackages are the compiled packages of skillrun's WASI CPython
+// ([interp.PythonPackages]), which deps counts as provided.
+func builtinPackages() []pydeps.Provided {
+	out := make([]pydeps.Provided, 0, len(interp.PythonPackages))
+	for _, p := range interp.PythonPackages {
+		out = append(out, pydeps.Provided{Name: p.Name, Version: p.Version, Import: p.Import})
+	}
+	return out
+}
+
+// builtinList names the built-in packages for the help text: "Pillow
+// 9.4.0 (import PIL) and lxml 4.9.2".
+func builtinList() string {
+	var names []string
+	for _, p := range interp.PythonPackages {
+		n := p.Name + " " + p.Version
+		if p.Import != p.Name {
+			n += " (import " + p.Import + ")"
+		}
+		names = append(names, n)
+	}
+	switch len(names) {
+	case 0:
+		return "none"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // unknownImports is deps' refusal when scripts import modules that no

@@ -155,7 +155,9 @@ func fileHash(p string) string {
 }
 
 // lockKey names a resolution by what decides it: the requirements (in a
-// canonical order and spelling) and the sources.
+// canonical order and spelling), the sources, and the packages the
+// interpreter provides (a new built-in version, or one built in that
+// was fetched before, changes the answer).
 func lockKey(reqs []Requirement, o *Options) (string, error) {
 	var lines []string
 	for _, r := range reqs {
@@ -165,6 +167,9 @@ func lockKey(reqs []Requirement, o *Options) (string, error) {
 		}
 		slices.Sort(extras)
 		lines = append(lines, fmt.Sprintf("req %s[%s]%s;%s", Normalize(r.Name), strings.Join(extras, ","), r.Specifier, r.Marker))
+	}
+	for _, p := range o.Provided {
+		lines = append(lines, fmt.Sprintf("provided %s %s", Normalize(p.Name), p.Version))
 	}
 	slices.Sort(lines)
 	lines = append([]string{"pydeps-lock 1", "index " + o.IndexURL}, lines...)

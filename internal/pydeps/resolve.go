@@ -37,6 +37,17 @@ type Options struct {
 	// (see [Resolve]) and asks the index again; wheels already in the
 	// cache are still reused when the index gives the same hash.
 	Refresh bool
+	// Provided are the packages the interpreter has built in (skillrun's
+	// WASI CPython links compiled packages such as Pillow and lxml, whose
+	// wheels could not load in WebAssembly). A requirement naming one,
+	// the caller's or a wheel's dependency, is satisfied by it: it is
+	// never fetched and adds no wheel to the site, and [Site.Provided]
+	// lists it. A specifier that excludes the built-in version does not
+	// fail the resolution, since the built-in copy is the only one that
+	// can load: Progress gets a warning naming who asked. The list is
+	// part of the key of a remembered resolution, so that an interpreter
+	// with other versions resolves anew.
+	Provided []Provided
 }
 
 // withDefaults fills in the documented defaults.
@@ -47,9 +58,6 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if opts.IndexURL == "" {
 		opts.IndexURL = cmp.Or(os.Getenv("PIP_INDEX_URL"), DefaultIndexURL)
-	}
-	if opts.IndexURL == NoIndex && opts.FindLinks == "" {
-		return opts, errors.New("no package source: the index is \"none\" and no find-links folder is given")
 	}
 	if opts.FindLinks != "" {
 		abs, err := filepath.Abs(opts.FindLinks)
@@ -81,9 +89,13 @@ func (o *Options) withDefaults() (Options, error) {
 // index's sha256, checks the archives, and unpacks them into one
 // content-addressed site folder (see [Site]).
 //
-// A resolution is remembered under CacheDir keyed by the requirements
-// and sources, so that running the same skill again needs no network;
-// Options.Refresh asks anew.
+// A requirement that names a package of Options.Provided is met by the
+// interpreter and fetches nothing; with the index "none" and no
+// find-links folder, only such requirements resolve.
+//
+// A resolution is remembered under CacheDir keyed by the requirements,
+// the sources and the provided packages, so that running the same skill
+// again needs no network; Options.Refresh asks anew.
 func Resolve(ctx context.Context, reqs []Requirement, o *Options) (*Site, error) {
 	opts, err := o.withDefaults()
 	if err != nil {
@@ -97,6 +109,7 @@ func Resolve(ctx context.Context, reqs []Requirement, o *Options) (*Site, error)
 	if !opts.Refresh {
 		if wheels, ok := c.loadLock(key); ok {
 			if site, err := c.site(wheels); err == nil {
+				site.Provided = providedUse(opts.Progress, opts.Provided, reqs, wheels)
 				return site, nil
 			}
 		}
@@ -113,6 +126,7 @@ func Resolve(ctx context.Context, reqs []Requirement, o *Options) (*Site, error)
 	if err := c.saveLock(key, wheels); err != nil {
 		return nil, err
 	}
+	site.Provided = providedUse(opts.Progress, opts.Provided, reqs, wheels)
 	return site, nil
 }
 
@@ -126,6 +140,9 @@ type project struct {
 	requires  []Requirement   // chosen wheel's Requires-Dist, parsed
 	changes   int
 	requester string // who first asked, for messages: "" for the caller
+	// builtin is set when the interpreter provides the project
+	// (Options.Provided): it is never chosen nor fetched.
+	builtin bool
 }
 
 // A pending requirement waits in the resolver's queue.
@@ -181,6 +198,9 @@ func (r *resolver) run(reqs []Requirement) ([]cachedWheel, error) {
 		}
 		seen[name] = true
 		p := r.projects[name]
+		if p.builtin {
+			continue // the interpreter's; its version is warned about in providedUse
+		}
 		w := *p.chosen
 		w.Requires = p.applying()
 		out = append(out, w)
@@ -204,8 +224,12 @@ func (r *resolver) step(pd pending) error {
 	}
 	p := r.projects[name]
 	if p == nil {
-		p = &project{name: name, extras: map[string]bool{}, requester: pd.by}
+		_, builtin := providedFor(r.opts.Provided, name)
+		p = &project{name: name, extras: map[string]bool{}, requester: pd.by, builtin: builtin}
 		r.projects[name] = p
+	}
+	if p.builtin {
+		return nil // satisfied by the interpreter, whatever the specifier says
 	}
 	if len(spec) > 0 {
 		p.specs = append(p.specs, spec)
@@ -311,6 +335,18 @@ func (p *project) specString() string {
 // choose picks and fetches the newest fitting wheel: from find-links
 // when one there fits, else from the index.
 func (r *resolver) choose(p *project) (*cachedWheel, error) {
+	w, err := r.chooseFrom(p)
+	var ce *compiledError
+	if errors.As(err, &ce) {
+		return nil, fmt.Errorf("%w; %s", err, compiledHint(p.name, r.opts.Provided))
+	}
+	return w, err
+}
+
+func (r *resolver) chooseFrom(p *project) (*cachedWheel, error) {
+	if r.opts.IndexURL == NoIndex && r.opts.FindLinks == "" {
+		return nil, fmt.Errorf("%s: no package source: the index is \"none\" and no find-links folder is given", p.name)
+	}
 	var localErr error
 	if r.opts.FindLinks != "" {
 		if !r.listed {
@@ -457,9 +493,9 @@ func (p *project) noWheelError(fitting []*release, source string) error {
 	const why = "skillrun runs Python in WebAssembly, where compiled extensions cannot load"
 	switch {
 	case len(compiled) > 0 && len(sdists) > 0:
-		return fmt.Errorf("%s: no pure-Python wheel (the index has only compiled wheels and source distributions: %s; %s, and it does not build packages from source)", p.name, listSome(append(compiled, sdists...)), why)
+		return &compiledError{fmt.Errorf("%s: no pure-Python wheel (the index has only compiled wheels and source distributions: %s; %s, and it does not build packages from source)", p.name, listSome(append(compiled, sdists...)), why)}
 	case len(compiled) > 0:
-		return fmt.Errorf("%s: no pure-Python wheel (the index has only compiled wheels: %s; %s)", p.name, listSome(compiled), why)
+		return &compiledError{fmt.Errorf("%s: no pure-Python wheel (the index has only compiled wheels: %s; %s)", p.name, listSome(compiled), why)}
 	case len(sdists) > 0:
 		return fmt.Errorf("%s: no pure-Python wheel (the index has only source distributions: %s; skillrun does not build packages from source)", p.name, listSome(sdists))
 	}

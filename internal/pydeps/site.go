@@ -20,6 +20,10 @@ import (
 type Site struct {
 	Wheels []Wheel
 	Dir    string
+	// Provided are the packages of [Options.Provided] that the
+	// requirements or the wheels' dependencies name: the interpreter has
+	// them built in, so Dir holds no copy of them.
+	Provided []Provided
 }
 
 // siteHash names a set of wheels.
@@ -100,7 +104,9 @@ func unpackAll(dir string, wheels []cachedWheel) error {
 // Provides reports whether the site holds a top-level module: a package
 // folder (regular or namespace) or a module file of that name. It is how
 // an import nothing declared is matched to what was pinned, by what the
-// wheels hold rather than by their names.
+// wheels hold rather than by their names. (The interpreter's built-in
+// packages are not in the site: [Need.UseProvided] settles their imports
+// before resolution.)
 func (s *Site) Provides(module string) bool {
 	if module == "" || strings.ContainsAny(module, `/\.`) {
 		return false

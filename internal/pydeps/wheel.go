@@ -130,7 +130,7 @@ func checkArchive(file string, zr *zip.Reader) error {
 			return fmt.Errorf("%s: member %s is a symlink", file, f.Name)
 		}
 		if compiledExt(f.Name) {
-			return fmt.Errorf("%s: member %s is a compiled extension (skillrun runs Python in WebAssembly, where compiled extensions cannot load)", file, f.Name)
+			return &compiledError{fmt.Errorf("%s: member %s is a compiled extension (skillrun runs Python in WebAssembly, where compiled extensions cannot load)", file, f.Name)}
 		}
 		total += f.UncompressedSize64
 		if total > maxUnpackedBytes {
