@@ -193,6 +193,7 @@ fi
 ext PIL._imaging skillrun_PyInit_PIL__imaging
 ext PIL._imagingmath skillrun_PyInit_PIL__imagingmath
 ext PIL._imagingmorph skillrun_PyInit_PIL__imagingmorph
+preimport="PIL.Image"
 rm -rf "$pkg/site-packages/PIL" "$pkg/tests/pillow"
 cp -r "$psrc/src/PIL" "$pkg/site-packages/PIL"
 cp -r "$psrc/Tests" "$pkg/tests/pillow"
@@ -259,6 +260,7 @@ if [ ! -f "$pkg/lib/liblxml.a" ]; then
 fi
 ext lxml.etree skillrun_PyInit_lxml_etree
 ext lxml.objectify skillrun_PyInit_lxml_objectify
+preimport="$preimport lxml.etree"
 rm -rf "$pkg/site-packages/lxml" "$pkg/tests/lxml"
 mkdir -p "$pkg/site-packages/lxml"
 (cd "$lsrc/src/lxml" && find . \( -name tests -prune \) -o \( -name '*.py' -o -name '*.rng' -o -name '*.xsl' \) -print |
@@ -293,6 +295,9 @@ echo "lxml	$lver	${LXML[0]}=${LXML[1]}	lxml" >>"$pkg/PACKAGES"
   done <"$pkg/inittab"
   echo '    {NULL, NULL},'
   echo '};'
+  echo '/* What skillrun_init imports into the snapshot besides the standard library:'
+  echo '   the main modules of the packages, so that a run finds them imported. */'
+  echo "const char skillrun_packages_preimport[] = \"import $(echo $preimport | tr ' ' ',')\\n\";"
   echo '/* Before main (a command) or skillrun_init (a reactor): the table must be in'
   echo '   place before the interpreter initialises. */'
   echo '__attribute__((constructor)) static void skillrun_add_packages(void) {'

@@ -75,6 +75,10 @@ static const char preimport[] =
     "operator, contextlib, abc, heapq, bisect, uuid, html, "
     "xml.etree.ElementTree, zipfile, gzip\n";
 
+/* Defined beside the packages' built-in table (build-pypackages.sh); weak,
+ * so that a build without the table links too. */
+extern const char skillrun_packages_preimport[] __attribute__((weak));
+
 /* The functions a run calls, defined at initialisation (so kept in the
  * snapshot, compiled) in a namespace of their own. */
 static PyObject *adopt_fn, *finish_fn;
@@ -169,6 +173,10 @@ __attribute__((export_name("skillrun_init"))) int skillrun_init(void) {
         return 1;
     }
     if (PyRun_SimpleString(preimport) != 0) {
+        return 1;
+    }
+    /* The compiled packages' main modules too (build-pypackages.sh). */
+    if (&skillrun_packages_preimport != NULL && PyRun_SimpleString(skillrun_packages_preimport) != 0) {
         return 1;
     }
     if (define_run_functions() < 0) {
