@@ -26,6 +26,10 @@ test: deps ## Run the full test suite with the race detector (what CI runs), the
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestNativeFromShell|TestAttackNested[A-Za-z]+)$$' ./scripts ./cmd/skillrun
 
+.PHONY: test-packages
+test-packages: ## Run the whole test suites of the compiled Python packages (Pillow, lxml) in the sandbox, beside a native run; `make test` runs part of Pillow's.
+	SKILLRUN_PACKAGE_SUITES=full $(GO) test -count=1 -timeout 60m -v -run '^(TestPillowSuite|TestLxmlSuite)$$' ./scripts
+
 .PHONY: check
 check: ## gofmt, vet, golangci-lint, go mod tidy, deps test, cross-builds; fails on any diff.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi

@@ -16,7 +16,9 @@
 #                                      extends the inittab with it)
 #               PKG/site-packages/     the packages' Python files
 #               PKG/tests/             the packages' own test suites
-#                                      (make test-packages runs them)
+#                                      (pillow/: Pillow's Tests; lxml/:
+#                                      lxml's tests and doctests), which
+#                                      scripts/packages_suite_test.go runs
 #               PKG/PACKAGES           a line per package and C library:
 #                                      name, version, Debian source
 #                                      (name=version), and the Python
@@ -152,10 +154,11 @@ if [ ! -f "$pkg/lib/libjpeg.a" ]; then
 fi
 echo "libjpeg-turbo	$jver	${JPEG[0]}=${JPEG[1]}	-" >>"$pkg/PACKAGES"
 
-# ext NAME SYMBOL: registers the built-in NAME, whose init function the
-# package's C calls PyInit_<last part>, renamed at compile time to SYMBOL
-# (two packages' extensions may share a last part).
-ext() { echo "$1 $2" >>"$pkg/inittab"; }
+# ext NAME SYMBOL [BEFORE]: registers the built-in NAME, whose init
+# function the package's C calls PyInit_<last part>, renamed at compile
+# time to SYMBOL (two packages' extensions may share a last part);
+# BEFORE, a C function of the package's archive, runs first.
+ext() { echo "$1 $2 ${3:-}" >>"$pkg/inittab"; }
 
 # --- Pillow: PIL._imaging (zlib and libjpeg-turbo codecs), _imagingmath,
 # _imagingmorph. Left out: _imagingft (FreeType), _imagingcms (lcms2),
@@ -216,6 +219,7 @@ autotools_static() {
     # the release's generated files rather than need automake.
     find "$src" \( -name aclocal.m4 -o -name configure -o -name Makefile.in -o -name config.h.in \) -exec touch {} +
     (cd "$b" && CC="${CC[*]}" AR=$AR RANLIB=llvm-ranlib-14 CFLAGS="${CFLAGS[*]}" \
+      CPPFLAGS="-I$work/zlib ${EXTRA_CPPFLAGS:-}" LDFLAGS="-L$work/zlib" \
       PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= \
       "$src/configure" --host=wasm32-unknown-wasi --build="$("$src/config.guess")" --prefix="$out" \
         --disable-shared --enable-static --disable-maintainer-mode "$@" >configure.log 2>&1 || { tail -30 configure.log >&2; exit 1; }
@@ -231,9 +235,12 @@ autotools_static() {
 # modules; libxml2's own entity-amplification and depth limits as built.
 xsrc=$(source_pkg "${XML2[@]}")
 xml="$work/pkgbuild/libxml2-install"
-autotools_static libxml2 "$xsrc" "$xml" --without-threads --without-thread-alloc --without-python \
+# WASI has no dup: libxml2 uses it only to gzip-read standard input or
+# write standard output ("-"), which then fails as an unopenable file.
+echo '#define dup(fd) (-1)' >"$pkg/include/skillrun_nodup.h"
+EXTRA_CPPFLAGS="-include $pkg/include/skillrun_nodup.h" autotools_static libxml2 "$xsrc" "$xml" --without-threads --without-thread-alloc --without-python \
   --without-http --without-ftp --without-modules --without-lzma --without-readline --without-history \
-  --without-debug --with-zlib="$work/zlib" --without-icu
+  --without-debug --with-zlib --without-icu
 cp "$xml/lib/libxml2.a" "$pkg/lib/"
 echo "libxml2	$(sed -n 's/^Version: //p' "$xml/lib/pkgconfig/libxml-2.0.pc")	${XML2[0]}=${XML2[1]}	-" >>"$pkg/PACKAGES"
 tsrc=$(source_pkg "${XSLT[@]}")
@@ -251,21 +258,39 @@ lout="$work/pkgbuild/lxml"
 lver=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' "$lsrc/src/lxml/__init__.py")
 if [ ! -f "$pkg/lib/liblxml.a" ]; then
   echo "== lxml $lver" >&2
+  # Encoding names that libxml2 hands to iconv, where wasi-libc's
+  # (musl's) differs from glibc's, which Debian's lxml uses: "UTF16" and
+  # "UCS-2" without a byte order mean big-endian to musl and the
+  # machine's order (with a BOM for UTF16) to glibc. They go to libxml2's
+  # own little-endian handlers, as on the machines lxml is used on.
+  cat >"$lout/aliases.c" <<'C'
+#include <libxml/encoding.h>
+void skillrun_lxml_before(void) {
+    xmlAddEncodingAlias("UTF-16", "UTF16");
+    xmlAddEncodingAlias("UTF-16LE", "UCS-2");
+    xmlAddEncodingAlias("UTF-16LE", "UCS2");
+}
+C
   compile "$lout/obj" "${PYINC[@]}" -I"$lsrc/src/lxml/includes" -I"$lsrc/src/lxml" \
     -I"$xml/include/libxml2" -I"$xslt/include" -DLIBXML_STATIC -DLIBXSLT_STATIC -DLIBEXSLT_STATIC \
     -DCYTHON_CLINE_IN_TRACEBACK=0 -DPyInit_etree=skillrun_PyInit_lxml_etree \
     -DPyInit_objectify=skillrun_PyInit_lxml_objectify -Wno-implicit-function-declaration \
-    -- "$lsrc/src/lxml/etree.c" "$lsrc/src/lxml/objectify.c"
+    -- "$lsrc/src/lxml/etree.c" "$lsrc/src/lxml/objectify.c" "$lout/aliases.c"
   $AR rcs "$pkg/lib/liblxml.a" "$lout/obj"/*.o
 fi
-ext lxml.etree skillrun_PyInit_lxml_etree
+ext lxml.etree skillrun_PyInit_lxml_etree skillrun_lxml_before
 ext lxml.objectify skillrun_PyInit_lxml_objectify
 preimport="$preimport lxml.etree"
 rm -rf "$pkg/site-packages/lxml" "$pkg/tests/lxml"
 mkdir -p "$pkg/site-packages/lxml"
 (cd "$lsrc/src/lxml" && find . \( -name tests -prune \) -o \( -name '*.py' -o -name '*.rng' -o -name '*.xsl' \) -print |
   xargs cp --parents -t "$pkg/site-packages/lxml")
-cp -r "$lsrc/src/lxml/tests" "$pkg/tests/lxml"
+# The tests find their doctests three folders up (../../../doc):
+# tests/lxml/src/suite/lxmltests (a package not named lxml) and
+# tests/lxml/doc.
+mkdir -p "$pkg/tests/lxml/src/suite" "$pkg/tests/lxml/doc"
+cp -r "$lsrc/src/lxml/tests" "$pkg/tests/lxml/src/suite/lxmltests"
+cp "$lsrc/doc"/*.txt "$pkg/tests/lxml/doc/"
 echo "lxml	$lver	${LXML[0]}=${LXML[1]}	lxml" >>"$pkg/PACKAGES"
 
 # --- The built-in table: each module's init wrapped so that a
@@ -276,9 +301,11 @@ echo "lxml	$lver	${LXML[0]}=${LXML[1]}	lxml" >>"$pkg/PACKAGES"
   echo '#include "Python.h"'
   echo '#include <stdlib.h>'
   n=0
-  while read -r name sym; do
+  while read -r name sym before; do
     echo "PyMODINIT_FUNC $sym(void);"
+    [ -z "$before" ] || echo "void $before(void);"
     echo "static PyObject *init$n(void) {"
+    [ -z "$before" ] || echo "    $before();"
     echo "    const char *old = _Py_PackageContext;"
     echo "    _Py_PackageContext = \"$name\";"
     echo "    PyObject *m = $sym();"
@@ -289,7 +316,7 @@ echo "lxml	$lver	${LXML[0]}=${LXML[1]}	lxml" >>"$pkg/PACKAGES"
   done <"$pkg/inittab"
   echo 'struct _inittab skillrun_packages[] = {'
   n=0
-  while read -r name sym; do
+  while read -r name sym before; do
     echo "    {\"$name\", init$n},"
     n=$((n + 1))
   done <"$pkg/inittab"

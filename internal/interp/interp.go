@@ -68,6 +68,11 @@ var sitecustomize []byte
 // subprocessPy is subprocess.Popen over the exec host function, which
 // sitecustomize installs when a script imports subprocess.
 //
+// mmapPy is skillrun's read-only mmap module: WASI has none (mmap.py).
+//
+//go:embed mmap.py
+var mmapPy []byte
+
 //go:embed skillrun_subprocess.py
 var subprocessPy []byte
 
@@ -87,6 +92,7 @@ var skillrunFiles = map[string][]byte{
 	"sitecustomize.py":        sitecustomize,
 	"_skillrun_subprocess.py": subprocessPy,
 	"_skillrun_programs.py":   programsPy(),
+	"mmap.py":                 mmapPy,
 	sysconfigDataName + ".py": sysconfigData,
 }
 
