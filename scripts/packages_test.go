@@ -131,3 +131,10 @@ func TestPillowSameAsNative(t *testing.T) {
 func TestLxmlSameAsNative(t *testing.T) {
 	sameAsNative(t, "lxml_ops.py", "lxml.etree")
 }
+
+// TestMmapSameAsNative: skillrun's read-only mmap module (WASI has no
+// mmap) reads, searches and seeks like the real one, and Pillow's PDF
+// writer, which imports it, works.
+func TestMmapSameAsNative(t *testing.T) {
+	sameAsNative(t, "mmap_ops.py", "PIL.Image")
+}

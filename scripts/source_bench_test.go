@@ -246,10 +246,15 @@ func BenchmarkInterpreterCompile(b *testing.B) {
 }
 
 func benchSkill(b *testing.B, file, src string) *skills.Skill {
+	return benchSkillCaps(b, "", file, src)
+}
+
+// benchSkillCaps is benchSkill with a [capabilities] table's lines.
+func benchSkillCaps(b *testing.B, caps, file, src string) *skills.Skill {
 	dir := filepath.Join(b.TempDir(), "bench-src")
 	for name, body := range map[string]string{
 		"SKILL.md":   "---\nname: bench-src\ndescription: d\n---\n",
-		"skill.toml": "version = 1\n[scripts.main]\nsource = \"" + file + "\"\n",
+		"skill.toml": "version = 1\n[capabilities]\n" + caps + "\n[scripts.main]\nsource = \"" + file + "\"\n",
 		file:         src + "\n",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))

@@ -208,6 +208,13 @@ echo "== make -j$jobs"
 # restore it. _start is skillrun_main.c's.
 rm -f python.wasm
 make -j"$jobs" python.wasm LIBS="$pkglibs" LINKFORSHARED="-mexec-model=reactor -Wl,--export=__stack_pointer" >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
+# A call through a mismatched declaration links as a trap, with only a
+# warning: refuse the build instead.
+if grep -q "signature mismatch" make.log; then
+  grep "signature mismatch" make.log >&2
+  echo "build-python.sh: the link found calls with mismatched signatures (they would trap at run time)" >&2
+  exit 1
+fi
 
 echo "== install into $out"
 tmp="$out.tmp"

@@ -19,8 +19,12 @@ _WHY = "skillrun runs Python scripts in a WebAssembly sandbox, where files canno
 class mmap(bytes):
     """A read-only map of a file: its bytes, read when mapped."""
 
-    def __new__(cls, fileno, length, flags=MAP_SHARED, prot=PROT_READ, access=ACCESS_DEFAULT, offset=0, **kwargs):
-        if access == ACCESS_DEFAULT and not (prot & PROT_WRITE):
+    def __new__(cls, fileno, length, flags=MAP_SHARED, prot=PROT_READ | PROT_WRITE, access=ACCESS_DEFAULT, offset=0,
+                **kwargs):
+        # A default map would be writable: it is read-only here, and a
+        # write says why.
+        would_write = access == ACCESS_DEFAULT and bool(prot & PROT_WRITE)
+        if access == ACCESS_DEFAULT:
             access = ACCESS_READ
         if access != ACCESS_READ:
             raise OSError(95, "mmap: only read-only maps (access=ACCESS_READ) are available: " + _WHY)
@@ -49,6 +53,7 @@ class mmap(bytes):
         self = super().__new__(cls, b"".join(chunks))
         self._pos = 0
         self._closed = False
+        self._would_write = would_write
         return self
 
     @property
@@ -99,6 +104,9 @@ class mmap(bytes):
         pass
 
     def _readonly(self, *args, **kwargs):
-        raise TypeError("mmap can't modify a readonly memory map: " + _WHY + " (maps are read-only copies)")
+        msg = "mmap can't modify a readonly memory map."
+        if self._would_write:
+            msg += " " + _WHY + ": maps are read-only copies of the file."
+        raise TypeError(msg)
 
     write = write_byte = move = resize = __setitem__ = _readonly
