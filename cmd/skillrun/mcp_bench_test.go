@@ -43,11 +43,65 @@ func BenchmarkMCPPythonTool(b *testing.B) {
 	if err := os.CopyFS(ws, os.DirFS(filepath.Join("..", "..", "examples", "workspace"))); err != nil {
 		b.Fatal(err)
 	}
-	policy := filepath.Join(b.TempDir(), "policy.toml")
-	if err := os.WriteFile(policy, []byte("[skills.py-csv-report]\nread = [\"workspace\"]\nwrite = [\"workspace/out\"]\n"), 0o644); err != nil {
+	mcpToolBench(b, skill, ws, "[skills.py-csv-report]\nread = [\"workspace\"]\nwrite = [\"workspace/out\"]\n",
+		"py-csv-report__report", []string{"sales.csv"}, "total revenue 746.30", func() *exec.Cmd {
+			cmd := exec.Command(python, filepath.Join(skill, "scripts", "report.py"), "sales.csv")
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "WORKSPACE=" + ws, "PYTHONPATH=" + filepath.Join(skill, "lib")}
+			return cmd
+		})
+}
+
+// BenchmarkMCPPackagesTool is BenchmarkMCPPythonTool for a script that
+// uses a compiled package built into python.wasm: a Pillow thumbnail of
+// a 2400x1600 JPEG, against Debian's python3.11 with python3-pil.
+func BenchmarkMCPPackagesTool(b *testing.B) {
+	python := nativePython(b)
+	needPython(b)
+	dir := b.TempDir()
+	skill := filepath.Join(dir, "thumbs")
+	src := "import os\nfrom PIL import Image\nws = os.environ.get(\"WORKSPACE\", \"/workspace\")\n" +
+		"im = Image.open(os.path.join(ws, \"photo.jpg\"))\nim.thumbnail((320, 240))\n" +
+		"im.save(os.path.join(ws, \"thumb.png\"))\nim.save(os.path.join(ws, \"thumb.jpg\"), quality=80)\nprint(\"thumb\", im.size)\n"
+	for name, body := range map[string]string{
+		"SKILL.md":         "---\nname: thumbs\ndescription: Make a thumbnail of photo.jpg\n---\n",
+		"scripts/thumb.py": src,
+		"skill.toml":       "version = 1\n[scripts.thumb]\nsource = \"scripts/thumb.py\"\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(skill, name)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(skill, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
 		b.Fatal(err)
 	}
+	prep := exec.Command(python, "-c", "from PIL import Image, ImageDraw\n"+
+		"im = Image.new('RGB', (2400, 1600), 'white')\nd = ImageDraw.Draw(im)\n"+
+		"for i in range(0, 2400, 40):\n    d.line((i, 0, 2400 - i, 1600), fill=(i % 255, 90, 200), width=5)\n"+
+		"im.save('photo.jpg', quality=90)\n")
+	prep.Dir = ws
+	if out, err := prep.CombinedOutput(); err != nil {
+		b.Fatalf("the baseline needs Debian's python3-pil: %v: %s", err, out)
+	}
+	mcpToolBench(b, skill, ws, "[skills.thumbs]\nread = [\"workspace\"]\nwrite = [\"workspace\"]\nmemory = \"512MiB\"\n",
+		"thumbs__thumb", nil, "thumb (320, 213)", func() *exec.Cmd {
+			cmd := exec.Command(python, filepath.Join(skill, "scripts", "thumb.py"))
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "WORKSPACE=" + ws}
+			return cmd
+		})
+}
 
+// mcpToolBench serves skill over `skillrun mcp` (stdio, the official
+// SDK's client) with the workspace and policy, calls tool once to warm it,
+// then times calls against native runs in the same loop.
+func mcpToolBench(b *testing.B, skill, ws, policyText, tool string, args []string, want string, native func() *exec.Cmd) {
+	policy := filepath.Join(b.TempDir(), "policy.toml")
+	if err := os.WriteFile(policy, []byte(policyText), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	done := make(chan int, 1)
@@ -63,13 +117,16 @@ func BenchmarkMCPPythonTool(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { cs.Close(); clientOut.Close(); <-done }()
+	arguments := map[string]any{}
+	if args != nil {
+		arguments["args"] = args
+	}
 	call := func() {
-		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "py-csv-report__report",
-			Arguments: map[string]any{"args": []string{"sales.csv"}}})
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: arguments})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if got := textOf(res); res.IsError || !strings.Contains(got, "total revenue 746.30") {
+		if got := textOf(res); res.IsError || !strings.Contains(got, want) {
 			b.Fatalf("call: %q (error %v)", got, res.IsError)
 		}
 	}
@@ -82,12 +139,11 @@ func BenchmarkMCPPythonTool(b *testing.B) {
 		call()
 		mcpTime += time.Since(start)
 		b.StopTimer()
-		cmd := exec.Command(python, filepath.Join(skill, "scripts", "report.py"), "sales.csv")
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "WORKSPACE=" + ws, "PYTHONPATH=" + filepath.Join(skill, "lib")}
+		cmd := native()
 		start = time.Now()
 		out, err := cmd.Output()
 		nativeTime += time.Since(start)
-		if err != nil || !strings.Contains(string(out), "total revenue 746.30") {
+		if err != nil || !strings.Contains(string(out), want) {
 			b.Fatalf("native: %q, %v", out, err)
 		}
 		runs++

@@ -266,6 +266,7 @@ if [ ! -f "$pkg/lib/liblxml.a" ]; then
   # "UCS-2" without a byte order mean big-endian to musl and the
   # machine's order (with a BOM for UTF16) to glibc. They go to libxml2's
   # own little-endian handlers, as on the machines lxml is used on.
+  mkdir -p "$lout"
   cat >"$lout/aliases.c" <<'C'
 #include <libxml/encoding.h>
 void skillrun_lxml_before(void) {
