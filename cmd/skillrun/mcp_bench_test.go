@@ -65,7 +65,8 @@ func BenchmarkMCPPackagesTool(b *testing.B) {
 	for name, body := range map[string]string{
 		"SKILL.md":         "---\nname: thumbs\ndescription: Make a thumbnail of photo.jpg\n---\n",
 		"scripts/thumb.py": src,
-		"skill.toml":       "version = 1\n[scripts.thumb]\nsource = \"scripts/thumb.py\"\n",
+		"skill.toml": "version = 1\n[capabilities]\nread = [\"workspace\"]\nwrite = [\"workspace\"]\nmemory = \"512MiB\"\n" +
+			"[scripts.thumb]\nsource = \"scripts/thumb.py\"\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(skill, name)), 0o755); err != nil {
 			b.Fatal(err)
