@@ -137,27 +137,7 @@ func TestCommunityCases(t *testing.T) {
 // the scripts' authors ran them (the pure-Python packages are Debian's,
 // read-only under /usr).
 func TestCommunityCasesNative(t *testing.T) {
-	skipUnderRace(t)
-	if _, err := os.Stat(filepath.Join(communityDir, "cases.tsv")); err != nil {
-		if os.Getenv("REQUIRE_CORPUS") != "" {
-			t.Fatalf("no community cases at %s, and REQUIRE_CORPUS is set: put ../shared beside the repository", communityDir)
-		}
-		t.Skipf("no community cases at %s (the shared folder beside the repository)", communityDir)
-	}
-	if err := native.Check(); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	for _, c := range readCommunityCases(t, communityDir) {
-		t.Run(c.id, func(t *testing.T) {
-			t.Parallel()
-			if problems := runCommunityCase(t, c, "--native"); len(problems) > 0 {
-				t.Errorf("%s (%s): differs from the native run: %s", c.id, c.kind, strings.Join(problems, "; "))
-			}
-		})
-	}
+	nativeCases(t, communityDir, "community cases", false)
 }
 
 // TestCommunityCompiledNative: the compiled-package cases
@@ -168,12 +148,19 @@ func TestCommunityCasesNative(t *testing.T) {
 // control of `NATIVE=1 check.sh` there, and the proof that the tier's
 // read list (native.SystemPaths) is what these packages read.
 func TestCommunityCompiledNative(t *testing.T) {
+	nativeCases(t, compiledDir, "compiled-package cases", true)
+}
+
+// nativeCases runs the cases in dir under the native tier; each must
+// match the native run exactly. needPackages: a case first checks that
+// the host's python3 has its packages.
+func nativeCases(t *testing.T, dir, what string, needPackages bool) {
 	skipUnderRace(t)
-	if _, err := os.Stat(filepath.Join(compiledDir, "cases.tsv")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "cases.tsv")); err != nil {
 		if os.Getenv("REQUIRE_CORPUS") != "" {
-			t.Fatalf("no compiled-package cases at %s, and REQUIRE_CORPUS is set: put ../shared beside the repository", compiledDir)
+			t.Fatalf("no %s at %s, and REQUIRE_CORPUS is set: put ../shared beside the repository", what, dir)
 		}
-		t.Skipf("no compiled-package cases at %s (the shared folder beside the repository)", compiledDir)
+		t.Skipf("no %s at %s (the shared folder beside the repository)", what, dir)
 	}
 	if err := native.Check(); err != nil {
 		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
@@ -181,10 +168,12 @@ func TestCommunityCompiledNative(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	for _, c := range readCommunityCases(t, compiledDir) {
+	for _, c := range readCommunityCases(t, dir) {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
-			needHostPackages(t, c.packages)
+			if needPackages {
+				needHostPackages(t, c.packages)
+			}
 			if problems := runCommunityCase(t, c, "--native"); len(problems) > 0 {
 				t.Errorf("%s (%s): differs from the native run: %s", c.id, c.kind, strings.Join(problems, "; "))
 			}
