@@ -34,8 +34,9 @@ func (o *BuildOptions) progress() io.Writer {
 
 // InstallPythonFrom installs a prebuilt CPython for WASI into dir: from
 // is a folder holding python.wasm and lib/python3.11/ (the layout
-// [BuildPython] and `make python` produce). The files are copied; a
-// symbolic link in the standard library is an error.
+// [BuildPython] and `make python` produce), and PACKAGES and tests/ if
+// it has compiled packages. The files are copied; a symbolic link in the
+// standard library is an error.
 func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	stdlib := filepath.Join(from, "lib", "python"+PythonVersion)
 	err := hasFiles(filepath.Join(from, "python.wasm"), filepath.Join(stdlib, "os.py"))
@@ -62,6 +63,22 @@ func InstallPythonFrom(dir, from string) (*Interpreter, error) {
 	}
 	if err := copyTree(stdlib, filepath.Join(tmp, "lib", "python"+PythonVersion)); err != nil {
 		return nil, fmt.Errorf("copying the standard library from %s: %w", stdlib, err)
+	}
+	// The compiled packages' list and their test suites, if the build
+	// has them (build-pypackages.sh); a malformed list is refused here,
+	// not at the first run.
+	if _, err := os.Stat(filepath.Join(from, packagesFile)); err == nil {
+		if _, err := readPackages(from); err != nil {
+			return nil, err
+		}
+		if err := copyFile(filepath.Join(from, packagesFile), filepath.Join(tmp, packagesFile)); err != nil {
+			return nil, err
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(from, "tests")); err == nil && fi.IsDir() {
+		if err := copyTree(filepath.Join(from, "tests"), filepath.Join(tmp, "tests")); err != nil {
+			return nil, fmt.Errorf("copying the packages' tests from %s: %w", from, err)
+		}
 	}
 	version := "prebuilt (" + from + ")"
 	if b, err := os.ReadFile(filepath.Join(from, "VERSION")); err == nil {

@@ -79,3 +79,27 @@ func pythonBuildVersion(t *testing.T) string {
 	require.NotEmpty(t, build)
 	return deb + "+skillrun" + build
 }
+
+// TestInstallPythonFromWithPackages: a prebuilt with compiled packages
+// brings its PACKAGES list and test suites; a malformed list is refused
+// at install, leaving nothing behind.
+func TestInstallPythonFromWithPackages(t *testing.T) {
+	from := fakePython(t, t.TempDir())
+	writeFile(t, from, "PACKAGES", "lxml\t4.9.2\tlxml=4.9.2-1+deb12u1\tlxml\n")
+	writeFile(t, from, "tests/lxml/src/suite/lxmltests/__init__.py", "")
+	dir := filepath.Join(t.TempDir(), "interpreters")
+	in, err := InstallPythonFrom(dir, from)
+	require.NoError(t, err)
+	assert.Equal(t, []Package{{Name: "lxml", Import: "lxml", Version: "4.9.2", Source: "lxml=4.9.2-1+deb12u1"}}, in.Packages)
+	_, err = os.Stat(filepath.Join(in.Dir, "tests/lxml/src/suite/lxmltests/__init__.py"))
+	require.NoError(t, err)
+
+	bad := fakePython(t, t.TempDir())
+	writeFile(t, bad, "PACKAGES", "lxml 4.9.2\n")
+	dir2 := filepath.Join(t.TempDir(), "interpreters")
+	_, err = InstallPythonFrom(dir2, bad)
+	require.ErrorContains(t, err, "PACKAGES:1")
+	_, err = os.Stat(filepath.Join(dir2, "python-3.11"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assertNoLeftovers(t, dir2)
+}
