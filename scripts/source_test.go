@@ -194,7 +194,8 @@ func TestSourceSandboxRefusals(t *testing.T) {
 		want                  []string
 	}{
 		{"numpy", interp.Python, "scripts/x.py", "import numpy as np\nprint(np.zeros(3))\n",
-			[]string{"No module named 'numpy'", "compiled extension module", "WebAssembly sandbox", "the native tier (--native"}},
+			[]string{"No module named 'numpy'", "compiled extension module", "WebAssembly Python does not have",
+				"the compiled packages built into it are lxml, Pillow (import PIL)", "the native tier (--native"}},
 		{"unknown package", interp.Python, "scripts/x.py", "import requests\n",
 			[]string{"No module named 'requests'", "run `skillrun deps` on the skill to fetch 'requests'"}},
 		{"host program", interp.Python, "scripts/x.py", "import subprocess\nsubprocess.run(['git', 'status'])\n",
