@@ -125,6 +125,7 @@ func unexplained(t *testing.T, wasm, native map[string]string, extra ...explaine
 
 // TestLxmlSuite: lxml 4.9.2's test modules, 1,000 and more tests.
 func TestLxmlSuite(t *testing.T) {
+	skipUnderRace(t)
 	nativePackages(t, "lxml.etree")
 	modules := []string{"test_etree", "test_elementtree", "test_xpathevaluator", "test_xslt", "test_objectify",
 		"test_htmlparser", "test_io", "test_unicode", "test_dtd", "test_xmlschema", "test_relaxng", "test_schematron",
@@ -151,6 +152,7 @@ var pillowFast = []string{
 
 // TestPillowSuite: Pillow 9.4.0's Tests under pytest.
 func TestPillowSuite(t *testing.T) {
+	skipUnderRace(t)
 	nativePackages(t, "PIL.Image", "pytest")
 	targets := pillowFast
 	if os.Getenv("SKILLRUN_PACKAGE_SUITES") == "full" {
