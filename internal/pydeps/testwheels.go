@@ -25,7 +25,8 @@ const DebianDistPackages = "/usr/lib/python3/dist-packages"
 // them as package dependencies instead), as upstream's metadata declares
 // them, so that the wheels resolve like the ones on PyPI.
 var debianDroppedRequires = map[string][]string{
-	"openpyxl": {"et_xmlfile"}, // openpyxl 3.0.9 setup.py: install_requires
+	"openpyxl":    {"et_xmlfile"},  // openpyxl 3.0.9 setup.py: install_requires
+	"python-docx": {"lxml>=2.3.2"}, // python-docx 0.8.11 setup.py: install_requires
 }
 
 // DebianWheels builds wheels from Debian's dist-packages for tests and
