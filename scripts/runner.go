@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/skillrun/skillrun/capabilities"
@@ -51,6 +54,11 @@ type Options struct {
 	MaxRuns      int
 	MaxRunMemory capabilities.Size
 	MaxRunWait   time.Duration
+
+	// Progress, if not nil, is told what takes long once per machine:
+	// compiling an interpreter into the compile cache (seconds for tens
+	// of MB of WebAssembly), when it takes over 3 seconds, with its time.
+	Progress io.Writer
 }
 
 // A Runner runs skills' scripts on a [sandbox.Runtime]: it resolves what
@@ -63,6 +71,7 @@ type Runner struct {
 	interpreters InterpreterFunc
 	noSnapshots  bool
 	admission    *admission.Controller // the turns of top-level runs (admission.go)
+	progress     io.Writer             // Options.Progress
 }
 
 // New returns a Runner on a new sandbox runtime configured by o (nil
@@ -81,7 +90,40 @@ func New(ctx context.Context, o *Options) (*Runner, error) {
 		return nil, err
 	}
 	adm := admission.New(admission.Limits{Runs: opts.MaxRuns, Memory: int64(opts.MaxRunMemory), Wait: opts.MaxRunWait})
-	return &Runner{sb: sb, interpreters: opts.Interpreters, noSnapshots: opts.NoSnapshots, admission: adm}, nil
+	return &Runner{sb: sb, interpreters: opts.Interpreters, noSnapshots: opts.NoSnapshots, admission: adm, progress: opts.Progress}, nil
+}
+
+// slowCompile says on Options.Progress that an interpreter is being
+// compiled when that takes over 3 seconds (a load from the compile cache
+// takes less), and when it is done, with its time. Call the function it
+// returns when the compile is done.
+func (r *Runner) slowCompile(name string, size int64) func() {
+	if r.progress == nil {
+		return func() {}
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	announced, finished := false, false
+	// Loading 11 MB from the compile cache takes under a second, even on
+	// a busy machine about 1.5 s; compiling it, 5 s and more.
+	t := time.AfterFunc(3*time.Second, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !finished {
+			announced = true
+			fmt.Fprintf(r.progress, "skillrun: compiling the interpreter %s (%.1f MB) into the compile cache, once per machine and skillrun version...\n",
+				name, float64(size)/1e6)
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		finished = true
+		if announced {
+			fmt.Fprintf(r.progress, "skillrun: compiled %s in %.1fs\n", name, time.Since(start).Seconds())
+		}
+	}
 }
 
 // Sandbox returns the runtime the Runner's scripts run on, for compiling
@@ -123,6 +165,7 @@ func (r *Runner) compileInterpreter(ctx context.Context, file string) (*sandbox.
 		return nil, fmt.Errorf("%w: %w", ErrNotRunnable, err)
 	}
 	key := sha256.Sum256(fmt.Appendf(nil, "interpreter\x00%s\x00%d\x00%d", file, fi.Size(), fi.ModTime().UnixNano()))
+	defer r.slowCompile(filepath.Base(file), fi.Size())()
 	return r.sb.CompileOnce(ctx, key, func() ([]byte, error) {
 		f, err := os.Open(file)
 		if err != nil {

@@ -193,7 +193,7 @@ func runBench(cmd *cobra.Command, f *benchRunFlags, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	opts := &scripts.Options{Interpreters: runInterpreters(stderr)}
+	opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
 	if err := f.runLimits.apply(opts); err != nil {
 		return err
 	}

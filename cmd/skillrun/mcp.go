@@ -84,7 +84,7 @@ then fails with an error that says what is in use.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			opts := &scripts.Options{Interpreters: runInterpreters(cmd.ErrOrStderr())}
+			opts := &scripts.Options{Interpreters: runInterpreters(cmd.ErrOrStderr()), Progress: cmd.ErrOrStderr()}
 			if err := limits.apply(opts); err != nil {
 				return err
 			}

@@ -151,7 +151,7 @@ func runMarkdownSkill(cmd *cobra.Command, f *runFlags, target string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)})
+	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}

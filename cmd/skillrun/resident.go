@@ -133,7 +133,7 @@ func scriptsRunner(ctx context.Context, stderr io.Writer) (*scripts.Runner, func
 	shared.Lock()
 	defer shared.Unlock()
 	if !shared.on {
-		rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)})
+		rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -165,7 +165,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
 		return usageErr("--workspace %s: not a folder", f.run.workspace)
 	}
-	opts := &scripts.Options{Interpreters: runInterpreters(stderr)}
+	opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
 	if err := f.runLimits.apply(opts); err != nil {
 		return err
 	}

@@ -123,7 +123,7 @@ func runShell(cmd *cobra.Command, f *runFlags, hasCommand bool, command string, 
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)})
+	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}

@@ -133,7 +133,7 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr)})
+	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
