@@ -48,6 +48,8 @@ XSLT=(libxslt 1.1.35-1+deb12u4 8247f33e9a872c6ac859aa45018bc4c4d00b97e2feac9eebc
 LXML=(lxml 4.9.2-1+deb12u1 2455cfaeb7ac70338b3257f41e21f0724f4b5b0c0e7702da67ee6c3640835b67)
 
 jobs=$(nproc 2>/dev/null || echo 2)
+# The build's own Python (build-python.sh's: Debian's python3.11).
+python=${BUILD_PYTHON:-/usr/bin/python3.11}
 CC=(clang --target=wasm32-wasi)
 AR=llvm-ar-14
 # Every object: -O2 like the interpreter, with WebAssembly's 128-bit SIMD
@@ -69,6 +71,7 @@ source_pkg() {
     local dl="$work/pkgdl/$name"
     rm -rf "$dl" "$dir"
     mkdir -p "$dl" "$work/pkgsrc"
+    [ -n "$(ls "$work/apt/lists/" 2>/dev/null | grep -v partial)" ] || apt-get "${aptopts[@]}" update -qq >&2
     (cd "$dl" && apt-get "${aptopts[@]}" source --download-only -qq "$name=$version" >&2)
     local orig got
     orig=$(ls "$dl/${name}_"*.orig.tar.* | grep -v -- '-[a-z0-9]*\.tar\.\|\.asc$' | head -1)
@@ -175,7 +178,7 @@ if [ ! -f "$pkg/lib/libpillow.a" ]; then
   # with two, which C on a native machine tolerates and WebAssembly traps
   # on ("indirect call type mismatch"). Pillow 10 fixed its own; here the
   # definitions get the second, unused parameter.
-  python3 - "$psrc/src"/*.c <<'PY'
+  "$python" - "$psrc/src"/*.c <<'PY'
 import re, sys
 for path in sys.argv[1:]:
     src = open(path).read()

@@ -191,7 +191,7 @@ cp "$module_c" "$src/Modules/_skillrunmodule.c"
 cp "$main_c" "$src/Modules/_skillrunmain.c"
 # The compiled packages: archives, their built-in table and Python files.
 pkg="$work/pkgs"
-WORK="$work" PKG="$pkg" bash "$pkgs_sh"
+WORK="$work" PKG="$pkg" BUILD_PYTHON="$build_python" bash "$pkgs_sh"
 cp "$pkg/skillrun_pkgs.c" "$src/Modules/_skillrunpkgs.c"
 # Linked after python.o and before zlib: the packages' archives in
 # dependency order (lxml needs libxslt and libxml2; Pillow libjpeg).
