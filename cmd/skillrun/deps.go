@@ -180,13 +180,10 @@ func builtinList() string {
 		}
 		names = append(names, n)
 	}
-	switch len(names) {
-	case 0:
+	if len(names) == 0 {
 		return "none"
-	case 1:
-		return names[0]
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return pydeps.JoinAnd(names)
 }
 
 // unknownImports is deps' refusal when scripts import modules that no

@@ -141,14 +141,14 @@ func compiledHint(name string, provided []Provided) string {
 		for i, p := range provided {
 			names[i] = p.String()
 		}
-		fmt.Fprintf(&b, "the compiled packages built into skillrun's Python are %s; %s is not one of them", joinAnd(names), name)
+		fmt.Fprintf(&b, "the compiled packages built into skillrun's Python are %s; %s is not one of them", JoinAnd(names), name)
 	}
 	fmt.Fprintf(&b, "; a skill you trust that needs %s can run in the native tier (skillrun run --native, or native = true in the skill's policy), as the host's python3 with the packages installed there", name)
 	return b.String()
 }
 
-// joinAnd joins "a", "a and b", "a, b and c".
-func joinAnd(s []string) string {
+// JoinAnd joins "a", "a and b", "a, b and c".
+func JoinAnd(s []string) string {
 	if len(s) < 2 {
 		return strings.Join(s, "")
 	}
