@@ -1,9 +1,7 @@
 package scripts
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -73,13 +71,9 @@ func suiteRun(t *testing.T, suite, into, runner string, prepare func(ws string),
 	if prepare != nil {
 		prepare(native)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/python3.11", append([]string{filepath.Join(filepath.Dir(s.Location), "scripts", runner)}, args...)...)
-	cmd.Dir = native
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1"}
-	out, _ := cmd.Output() // a suite with failures exits 1
-	return run.stdout, string(out)
+	// A suite with failures exits 1: its output says which.
+	out, _, _ := runNative(t, "/usr/bin/python3.11", 30*time.Minute, native, filepath.Join(filepath.Dir(s.Location), "scripts", runner), args...)
+	return run.stdout, out
 }
 
 // failures returns the failure lines of a runner's output (prefixes

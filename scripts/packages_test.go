@@ -104,17 +104,26 @@ func sameAsNative(t *testing.T, name string, modules ...string) {
 	require.Zero(t, run.res.ExitCode, "stderr: %s", run.stderr)
 
 	wsNative := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	stdout, stderr, err := runNative(t, python, time.Minute, wsNative, filepath.Join(filepath.Dir(s.Location), "scripts", name))
+	require.NoError(t, err, "native: %s", stderr)
+
+	assert.Equal(t, stdout, run.stdout, "stdout differs from the native run")
+	assert.Equal(t, treeHashes(t, wsNative), treeHashes(t, wsWasm), "the files written differ from the native run's")
+}
+
+// runNative runs script with python in dir, in the environment the
+// community cases' expected output was made in, for at most timeout.
+func runNative(t *testing.T, python string, timeout time.Duration, dir, script string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, filepath.Join(filepath.Dir(s.Location), "scripts", name))
-	cmd.Dir = wsNative
+	cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
+	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1"}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), "native: %s", stderr.String())
-
-	assert.Equal(t, stdout.String(), run.stdout, "stdout differs from the native run")
-	assert.Equal(t, treeHashes(t, wsNative), treeHashes(t, wsWasm), "the files written differ from the native run's")
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
 }
 
 // TestPillowSameAsNative: drawing, the PNG, JPEG, GIF, BMP and TIFF
