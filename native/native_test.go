@@ -189,15 +189,6 @@ a.sendall(b"pair"); print(b.recv(4).decode())
 
 // TestForkBomb: forks past the process bound fail; the run ends.
 func TestForkBomb(t *testing.T) {
-	if raceEnabled {
-		// The helper that confines the program is this test binary, which
-		// -race instruments: under the process and memory limits it sets
-		// before it executes the program, ThreadSanitizer's own mappings
-		// fail (ENOMEM) as soon as the helper does a little more work (as
-		// one more read-only file in SystemPaths made it). A release
-		// binary has no such needs; `make test` runs this without -race.
-		t.Skip("run without -race: `make test` runs it in a second go test")
-	}
 	requireConfinement(t)
 	b := newBox(t)
 	const bomb = `python3 -c '

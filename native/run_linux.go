@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -415,21 +416,6 @@ func helper(raw string) error {
 	}
 	_ = goAhead.Close()
 	syscall.CloseOnExec(4) // the error pipe closes with the exec: no error
-	for _, l := range []struct {
-		res int
-		max uint64
-	}{
-		{unix.RLIMIT_AS, uint64(s.Memory)},
-		{unix.RLIMIT_CPU, uint64(s.CPU)},
-		{unix.RLIMIT_NOFILE, uint64(s.Files)},
-		{unix.RLIMIT_FSIZE, uint64(s.FileSize)},
-		{unix.RLIMIT_NPROC, uint64(s.Procs)},
-		{unix.RLIMIT_CORE, 0},
-	} {
-		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.max, Max: l.max}); err != nil {
-			return fmt.Errorf("setrlimit %d: %w", l.res, err)
-		}
-	}
 	if err := privateTmpfs(s.Tmp, s.TmpSize); err != nil {
 		return fmt.Errorf("the private temporary folder: %w", err)
 	}
@@ -451,8 +437,81 @@ func helper(raw string) error {
 	if err := seccomp.DenyUnixSockets(); err != nil {
 		return fmt.Errorf("confining: %w", err)
 	}
-	if err := syscall.Exec(s.Path, s.Args, s.Env); err != nil {
+	return limitAndExec(&s)
+}
+
+// limitAndExec sets the resource limits and executes the program, with
+// nothing the Go runtime could need memory for in between. RLIMIT_AS is
+// below what this process has mapped already (its first heap arena alone
+// reserves 64 MiB), so once it is set any new mapping fails: a span, a
+// thread stack, a timer's goroutine would end the helper with "fatal
+// error: runtime: cannot allocate memory" now and then. So everything is
+// allocated first, the limits are set with raw prlimit calls, and execve
+// is a raw call too (syscall.Exec allocates its C strings after taking
+// its lock). The relay was started before the limits and runs in the
+// run's cgroup, which bounds its memory and processes.
+func limitAndExec(s *helperSpec) error {
+	path, err := unix.BytePtrFromString(s.Path)
+	if err != nil {
 		return fmt.Errorf("executing %s: %w", s.Path, err)
 	}
+	argv, err := cStrings(s.Args)
+	if err != nil {
+		return fmt.Errorf("executing %s: arguments: %w", s.Path, err)
+	}
+	envv, err := cStrings(s.Env)
+	if err != nil {
+		return fmt.Errorf("executing %s: environment: %w", s.Path, err)
+	}
+	limits := [...]struct {
+		res int
+		lim unix.Rlimit
+	}{
+		{unix.RLIMIT_AS, unix.Rlimit{Cur: uint64(s.Memory), Max: uint64(s.Memory)}},
+		{unix.RLIMIT_CPU, unix.Rlimit{Cur: uint64(s.CPU), Max: uint64(s.CPU)}},
+		{unix.RLIMIT_NOFILE, unix.Rlimit{Cur: uint64(s.Files), Max: uint64(s.Files)}},
+		{unix.RLIMIT_FSIZE, unix.Rlimit{Cur: uint64(s.FileSize), Max: uint64(s.FileSize)}},
+		{unix.RLIMIT_NPROC, unix.Rlimit{Cur: uint64(s.Procs), Max: uint64(s.Procs)}},
+		{unix.RLIMIT_CORE, unix.Rlimit{}},
+	}
+	failed, execFailed := "setting a resource limit: ", "executing "+s.Path+": "
+	var errno syscall.Errno
+	for i := range limits {
+		_, _, errno = unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, uintptr(limits[i].res),
+			uintptr(unsafe.Pointer(&limits[i].lim)), 0, 0, 0)
+		if errno != 0 {
+			break
+		}
+	}
+	if errno == 0 {
+		failed = execFailed
+		_, _, errno = unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(path)),
+			uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	}
+	// Still here: the limits may forbid any allocation, so the reason is
+	// written as it is, and the process ends.
+	writeRaw(4, failed)
+	writeRaw(4, errno.Error())
+	unix.Exit(125)
 	return nil
+}
+
+// cStrings is ss as execve wants it: C strings, then a nil.
+func cStrings(ss []string) ([]*byte, error) {
+	out := make([]*byte, len(ss)+1)
+	for i, v := range ss {
+		p, err := unix.BytePtrFromString(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// writeRaw writes s to fd without allocating.
+func writeRaw(fd int, s string) {
+	if s != "" {
+		_, _ = unix.Write(fd, unsafe.Slice(unsafe.StringData(s), len(s)))
+	}
 }
