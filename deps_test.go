@@ -19,18 +19,18 @@ const module = "github.com/skillrun/skillrun"
 // each layer only the layers below it (DESIGN.md "Layout and dependency
 // direction"). A package is matched by its longest listed prefix.
 var layers = map[string][]string{
-	"cmd":             {"*"},
-	"bench":           {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
-	"agent":           {"host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
-	"agent/providers": {"agent", "internal"}, // HTTP providers implement agent.Provider
-	"host/mcp":        {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"},
-	"scripts":         {"sandbox", "native", "host", "skills", "capabilities", "audit", "internal"},
-	"host":            {"skills", "capabilities", "audit", "internal"},
-	"skills":          {"capabilities", "internal"},
-	"mdskill":         {"skills", "capabilities", "internal"}, // the Markdown skill kinds' format
-	"mdskill/run":     {"mdskill", "agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
-	"yamlmod":         {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"}, // YAML skill, tool and agent modules
-	"capabilities":    {"internal"},
+	"cmd":                  {"*"},
+	"internal/bench":       {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"agent":                {"host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"agent/providers":      {"agent", "internal"}, // HTTP providers implement agent.Provider
+	"host/mcp":             {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"},
+	"scripts":              {"sandbox", "native", "host", "skills", "capabilities", "audit", "internal"},
+	"host":                 {"skills", "capabilities", "audit", "internal"},
+	"skills":               {"capabilities", "internal"},
+	"internal/mdskill":     {"skills", "capabilities", "internal"}, // the Markdown skill kinds' format
+	"internal/mdskill/run": {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"internal/yamlmod":     {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"}, // YAML skill, tool and agent modules
+	"capabilities":         {"internal"},
 	// The native tier confines host processes, beside the sandbox core.
 	"native":        {"internal"},
 	"native/helper": {"native"}, // the helper's early init, for binaries to import
@@ -171,7 +171,7 @@ func violation(dir, layer, imp string) string {
 		if allowed == "*" || hasPathPrefix(target, allowed) {
 			// A layer may not reach up into a package that lists it as
 			// allowed below; "host" allows "host/mcp" only for host/mcp.
-			if allowed == "host" && hasPathPrefix(target, "host/mcp") && layer != "host/mcp" && layer != "agent" && layer != "bench" && layer != "cmd" {
+			if allowed == "host" && hasPathPrefix(target, "host/mcp") && layer != "host/mcp" && layer != "agent" && layer != "internal/bench" && layer != "cmd" {
 				return "host/mcp is above this layer"
 			}
 			return ""

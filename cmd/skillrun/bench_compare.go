@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillrun/skillrun/bench"
+	"github.com/skillrun/skillrun/internal/bench"
 	"github.com/skillrun/skillrun/internal/safefile"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillrun/skillrun/bench"
+	"github.com/skillrun/skillrun/internal/bench"
 )
 
 func newBenchMergeCmd() *cobra.Command {

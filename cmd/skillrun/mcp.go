@@ -23,11 +23,11 @@ import (
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/internal/mdskill"
 	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/skillrun/skillrun/yamlmod"
+	"github.com/skillrun/skillrun/internal/yamlmod"
 	"github.com/spf13/cobra"
 )
 

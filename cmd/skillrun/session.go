@@ -23,7 +23,7 @@ import (
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/skillrun/skillrun/yamlmod"
+	"github.com/skillrun/skillrun/internal/yamlmod"
 )
 
 // Exit codes of `skillrun session` beyond the shared ones.

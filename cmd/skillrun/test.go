@@ -15,7 +15,7 @@ import (
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/skillrun/skillrun/skilltest"
+	"github.com/skillrun/skillrun/internal/skilltest"
 )
 
 type testFlags struct {

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/skillrun/skillrun/mdskill"
-	"github.com/skillrun/skillrun/yamlmod"
+	"github.com/skillrun/skillrun/internal/mdskill"
+	"github.com/skillrun/skillrun/internal/yamlmod"
 
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"

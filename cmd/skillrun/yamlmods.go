@@ -13,7 +13,7 @@ import (
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/skillrun/skillrun/yamlmod"
+	"github.com/skillrun/skillrun/internal/yamlmod"
 )
 
 // hasYAMLModules reports whether dir holds YAML modules: a skills/*/

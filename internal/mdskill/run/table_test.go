@@ -17,7 +17,7 @@ import (
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/internal/mdskill"
 )
 
 // tableTool serves the example contacts tskill over a fresh workspace

@@ -11,7 +11,7 @@ import (
 	"github.com/skillrun/skillrun/skills"
 )
 
-const examples = "../examples/achilles"
+const examples = "../../examples/achilles"
 
 // TestLoadExamples: the example of each kind loads without a problem.
 func TestLoadExamples(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/internal/mdskill"
 )
 
 // Bounds of what a Markdown skill returns. Every result is at most

@@ -11,12 +11,12 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/scripts"
-	"github.com/skillrun/skillrun/yamlmod"
+	"github.com/skillrun/skillrun/internal/yamlmod"
 )
 
 // Load a module folder and list what it holds.
 func ExampleLoad() {
-	set, problems := yamlmod.Load("../examples/yamlmod")
+	set, problems := yamlmod.Load("../../examples/yamlmod")
 	if errs := problems.Errors(); len(errs) > 0 {
 		log.Fatal(errs)
 	}
@@ -62,7 +62,7 @@ func ExampleLoad_problems() {
 
 // An agent is the scope of a session: its skills and its tools.
 func ExampleSet_Agent() {
-	set, _ := yamlmod.Load("../examples/yamlmod")
+	set, _ := yamlmod.Load("../../examples/yamlmod")
 	a := set.Agent("text-helper")
 	for _, s := range a.Skills {
 		fmt.Println(s.AgentSkill().Name, "uses", s.ToolNames())
@@ -76,7 +76,7 @@ func ExampleSet_Agent() {
 // A skill.yaml skill is disclosed as an Agent Skill with a generated
 // SKILL.md.
 func ExampleSkill_AgentSkill() {
-	set, _ := yamlmod.Load("../examples/yamlmod")
+	set, _ := yamlmod.Load("../../examples/yamlmod")
 	sk := set.Skill("text-report").AgentSkill()
 	fmt.Println(sk.Name)
 	fmt.Println(sk.Description)
@@ -93,7 +93,7 @@ func ExampleSkill_AgentSkill() {
 
 // Check what a run of the skill produced against its output_schema.
 func ExampleSkill_CheckOutput() {
-	set, _ := yamlmod.Load("../examples/yamlmod")
+	set, _ := yamlmod.Load("../../examples/yamlmod")
 	s := set.Skill("text-report")
 	fmt.Println(s.CheckOutput(json.RawMessage(`{"words": 2, "sorted": ["a", "b"]}`)))
 	fmt.Println(s.CheckOutput(json.RawMessage(`{"words": 2.5, "sorted": ["a", "b"]}`)))
@@ -106,7 +106,7 @@ func ExampleSkill_CheckOutput() {
 // in the sandbox under the grant given (here: nothing but its input).
 func ExampleTool_HostTools() {
 	ctx := context.Background()
-	set, _ := yamlmod.Load("../examples/yamlmod")
+	set, _ := yamlmod.Load("../../examples/yamlmod")
 	r, err := scripts.New(ctx, &scripts.Options{Interpreters: scripts.BuildingInterpreters("", nil)})
 	if err != nil {
 		log.Fatal(err)
@@ -129,7 +129,7 @@ func ExampleTool_HostTools() {
 
 // The input schema of an action, made from its parameters.
 func ExampleAction_InputSchema() {
-	set, _ := yamlmod.Load("../examples/yamlmod")
+	set, _ := yamlmod.Load("../../examples/yamlmod")
 	a := set.Tool("text-tools").Actions[0]
 	fmt.Println(string(a.InputSchema()))
 	// Output:

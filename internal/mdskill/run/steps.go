@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/internal/mdskill"
 )
 
 // A stepResult is one step's outcome, as the result lists them.

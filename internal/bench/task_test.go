@@ -33,11 +33,11 @@ func minimalTask(extra map[string]string) map[string]string {
 // TestLoadExampleTasks: the shipped tasks load, with their fixtures,
 // plans, solutions and mount point.
 func TestLoadExampleTasks(t *testing.T) {
-	entries, err := os.ReadDir("../examples/bench/tasks")
+	entries, err := os.ReadDir("../../examples/bench/tasks")
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(entries), 6)
 	for _, e := range entries {
-		task, err := LoadTask(filepath.Join("../examples/bench/tasks", e.Name()))
+		task, err := LoadTask(filepath.Join("../../examples/bench/tasks", e.Name()))
 		require.NoError(t, err, e.Name())
 		assert.Equal(t, e.Name(), task.ID)
 		assert.Equal(t, "/app", task.MountAt)

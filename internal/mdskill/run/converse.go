@@ -11,7 +11,7 @@ import (
 
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/internal/mdskill"
 )
 
 // Bounds of the conversations an iskill keeps: a caller cannot make the

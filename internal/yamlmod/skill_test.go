@@ -75,7 +75,7 @@ func TestSkillMD(t *testing.T) {
 func TestDisclosure(t *testing.T) {
 	set, problems := load(example, fakeInterpreters)
 	require.Empty(t, problems)
-	other, err := skills.LoadDir("../examples/word-count", nil)
+	other, err := skills.LoadDir("../../examples/word-count", nil)
 	require.NoError(t, err)
 	tools := host.DisclosureTools(append(set.AgentSkills(), other), nil)
 	reg := host.NewRegistry()

@@ -10,7 +10,7 @@ import (
 // with lines inside the file, never panics, and a skill it returns has a
 // valid name, a description and a schema that is JSON.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../examples/achilles/.AchillesSkills/*.md")
+	files, _ := filepath.Glob("../../examples/achilles/.AchillesSkills/*.md")
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		if err == nil {

@@ -20,8 +20,8 @@ import (
 )
 
 const (
-	exampleSets  = "../examples/bench/plugin-sets.yaml"
-	exampleTasks = "../examples/bench/tasks"
+	exampleSets  = "../../examples/bench/plugin-sets.yaml"
+	exampleTasks = "../../examples/bench/tasks"
 )
 
 var sharedRunner = sync.OnceValues(func() (*scripts.Runner, error) {

@@ -14,11 +14,11 @@ import (
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/internal/mdskill"
 	"github.com/skillrun/skillrun/scripts"
 )
 
-const examples = "../../examples/achilles"
+const examples = "../../../examples/achilles"
 
 var sharedScripts = sync.OnceValues(func() (*scripts.Runner, error) {
 	return scripts.New(context.Background(), &scripts.Options{Interpreters: scripts.InstalledInterpreters("")})

@@ -15,7 +15,7 @@ import (
 	"github.com/ncruces/go-sqlite3/ext/serdes"
 
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/mdskill"
+	"github.com/skillrun/skillrun/internal/mdskill"
 )
 
 // Bounds of a tskill's database: the file is the workspace's, which a
