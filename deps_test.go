@@ -21,6 +21,7 @@ const module = "github.com/skillrun/skillrun"
 var layers = map[string][]string{
 	"cmd":                  {"*"},
 	"internal/bench":       {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"internal/skilltest":   {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"agent":                {"host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
 	"agent/providers":      {"agent", "internal"}, // HTTP providers implement agent.Provider
 	"host/mcp":             {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"},
