@@ -20,9 +20,10 @@ const module = "github.com/skillrun/skillrun"
 // direction"). A package is matched by its longest listed prefix.
 var layers = map[string][]string{
 	"cmd":                  {"*"},
-	"internal/bench":       {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
-	"internal/skilltest":   {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
-	"agent":                {"host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"internal/bench":       {"toolset", "agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"internal/skilltest":   {"toolset", "agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"agent":                {"host", "skills", "capabilities", "audit", "internal"}, // a loop over a registry: no scripts, no sandbox
+	"toolset":              {"agent", "host", "scripts", "sandbox", "native", "skills", "capabilities", "audit", "internal"},
 	"agent/providers":      {"agent", "internal"}, // HTTP providers implement agent.Provider
 	"host/mcp":             {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"},
 	"scripts":              {"sandbox", "native", "host", "skills", "capabilities", "audit", "internal"},
@@ -172,7 +173,7 @@ func violation(dir, layer, imp string) string {
 		if allowed == "*" || hasPathPrefix(target, allowed) {
 			// A layer may not reach up into a package that lists it as
 			// allowed below; "host" allows "host/mcp" only for host/mcp.
-			if allowed == "host" && hasPathPrefix(target, "host/mcp") && layer != "host/mcp" && layer != "agent" && layer != "internal/bench" && layer != "cmd" {
+			if allowed == "host" && hasPathPrefix(target, "host/mcp") && layer != "host/mcp" && layer != "toolset" && layer != "internal/bench" && layer != "cmd" {
 				return "host/mcp is above this layer"
 			}
 			return ""
@@ -205,7 +206,13 @@ func TestDepsPolicy(t *testing.T) {
 		{"host", module + "/scripts", false},
 		{"host", module + "/sandbox", false},
 		{"host", module + "/host/mcp", false},
-		{"agent", module + "/host/mcp", true},
+		{"agent", module + "/host/mcp", false},
+		{"agent", module + "/scripts", false}, // a loop over a registry: package toolset runs the scripts
+		{"agent", module + "/sandbox", false},
+		{"agent", module + "/toolset", false},
+		{"toolset", module + "/host/mcp", true},
+		{"toolset", module + "/agent", true},
+		{"internal/bench", module + "/toolset", true},
 		{"skills", "github.com/tetratelabs/wazero", false},
 		{"sandbox", "github.com/tetratelabs/wazero/api", true},
 		{"sandbox", "net/http", false},

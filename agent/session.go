@@ -11,10 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -132,39 +130,23 @@ type Session struct {
 	Agent *Definition
 	Model string
 
-	// Skills are the skills in the catalog. Their scripts run on Runner
-	// (nil: skills are instructions only, no script tools) with Workspace
-	// mounted as granted.
-	Skills    []*skills.Skill
-	Runner    *scripts.Runner
-	Workspace string
-	// Shell is the grant of the shell tool (the sandboxed shell over the
-	// workspace, skills activated so far read-only at /skills/<name>):
-	// give it the workspace grant the workspace tools have. Zero, or a
-	// nil Runner, means no shell tool.
-	Shell capabilities.Set
-	// WorkspaceAt, if set, is a second place the shell tool shows the
-	// workspace and starts in (a benchmark task's /app).
-	WorkspaceAt string
+	// Skills are the skills in the catalog.
+	Skills []*skills.Skill
+	// Scripts makes the tools that run the skills' scripts and the shell
+	// tool (nil: skills are instructions only). A session runs no script
+	// itself: package toolset makes these for skillrun's front ends.
+	Scripts Scripts
 	// Grant says what the operator grants each skill's scripts (nil:
 	// nothing). A call of a script that declares more asks Asker, or is
 	// denied when Asker is nil.
 	Grant func(skill string) capabilities.Set
-	// Native says which skills' source scripts run as confined host
-	// processes (the native tier, [scripts.NativeTier]): nil for a skill
-	// the operator does not trust with it (and a nil Native for all).
-	Native func(skill *skills.Skill) *scripts.NativeTier
-	Asker  Asker
-	// Auditor receives every capability use of the scripts (nil: none).
-	Auditor audit.Auditor
+	Asker Asker
 
 	// Tools are the other tools the model may call: core workspace tools,
 	// tools bridged from MCP servers. Names must not collide with the
 	// session's own tools. Scripts reach them through tool_call too, as
 	// their grant's tools list allows.
 	Tools *host.Registry
-	// MCP serves the scripts' mcp_call (nil: unavailable).
-	MCP host.MCPCaller
 
 	// Allow, if set, keeps only the tools it accepts among those the
 	// agent's scope gives (tool_search excepted): the rest are neither
@@ -197,17 +179,6 @@ type Skip struct {
 	Name string
 	// Reason says what was wrong.
 	Reason string
-}
-
-// services are what the session's script runs reach beyond their
-// sandbox: its workspace, auditor and MCP servers, and its tools (which
-// serve the scripts' tool_call as they serve the model), declared once.
-func (s *Session) services() host.Services {
-	svc := host.Services{Workspace: s.Workspace, Auditor: s.Auditor, MCP: s.MCP}
-	if s.Tools != nil { // a nil *Registry must not become a non-nil ToolCaller
-		svc.Tools = s.Tools
-	}
-	return svc
 }
 
 func (s *Session) logger() *slog.Logger {
@@ -281,8 +252,7 @@ type run struct {
 	order  []string                // scope's names, sorted
 	start  time.Time
 
-	scripts *scripts.SkillIndex // skill_run of the scripts (nil without a Runner)
-	skipped []Skip              // tools left out at the start
+	skipped []Skip // tools left out at the start
 
 	mu        sync.Mutex
 	activated []*skills.Skill // skills activated so far, for the shell tool

@@ -109,8 +109,8 @@ input = { skill = "thief", script = "call", input = { tool = "workspace_read", t
 text = "done"
 `)
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{thief, runner}, Runner: newRunner(t),
-		Workspace: ws, Grant: func(s string) capabilities.Set { return declared[s] }, Tools: toolsOf(t, core...),
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{thief, runner}, Scripts: scriptsOf(t, ws, capabilities.Set{}, nil),
+		Grant: func(s string) capabilities.Set { return declared[s] }, Tools: toolsOf(t, core...),
 		Transcript: agent.NewTranscript(&buf)}
 	res, err := sess.Run(context.Background(), "steal")
 	require.NoError(t, err)
@@ -200,8 +200,8 @@ input = { tool = "workspace_list", tool_input = {} }
 text = "done"
 `)
 		var buf bytes.Buffer
-		sess := &agent.Session{Provider: agent.NewScripted(p), Agent: def, Skills: list, Runner: newRunner(t),
-			Workspace: ws, Grant: grant, Transcript: agent.NewTranscript(&buf)}
+		sess := &agent.Session{Provider: agent.NewScripted(p), Agent: def, Skills: list, Scripts: scriptsOf(t, ws, capabilities.Set{}, nil),
+			Grant: grant, Transcript: agent.NewTranscript(&buf)}
 		res, err := sess.Run(context.Background(), "fill the form")
 		require.NoError(t, err)
 		require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v\n%s", res.Err, buf.String())

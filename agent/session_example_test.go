@@ -13,7 +13,7 @@ import (
 // A session with a scripted model: it lists the workspace with a core
 // tool, then answers. A real model is the same Session with
 // providers.NewAnthropic or providers.NewOpenAI as Provider; add Skills
-// and a scripts.Runner to offer skills and run their scripts.
+// and Scripts (a toolset.Set) to offer skills and run their scripts.
 func ExampleSession() {
 	plan, err := agent.ParsePlan([]byte(`
 [[turn]]

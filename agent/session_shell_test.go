@@ -69,8 +69,7 @@ func TestSessionShellTool(t *testing.T) {
 	var buf bytes.Buffer
 	sess := &agent.Session{
 		Provider: recording(agent.NewScripted(plan(t, shellPlan)), &requests),
-		Skills:   []*skills.Skill{s}, Runner: r, Workspace: ws,
-		Shell:      scripts.ShellDeclares(), // --allow-read --allow-write
+		Skills:   []*skills.Skill{s}, Scripts: scriptsWith(t, r, ws, scripts.ShellDeclares(), nil), // --allow-read --allow-write
 		Transcript: agent.NewTranscript(&buf),
 	}
 	res, err := sess.Run(context.Background(), "How many lines does notes.txt have?")
@@ -86,8 +85,7 @@ func TestSessionShellTool(t *testing.T) {
 	requests = nil
 	sess = &agent.Session{
 		Provider: recording(agent.NewScripted(plan(t, csvPlan)), &requests),
-		Skills:   []*skills.Skill{s}, Runner: r, Workspace: ws,
-		Shell: capabilities.Set{},
+		Skills:   []*skills.Skill{s}, Scripts: scriptsWith(t, r, ws, capabilities.Set{}, nil),
 	}
 	_, _ = sess.Run(context.Background(), "Summarise sales.csv")
 	require.NotEmpty(t, requests)

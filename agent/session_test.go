@@ -26,6 +26,7 @@ import (
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 // csvStats is the csv-stats example, copied and built once for the tests.
@@ -74,6 +75,21 @@ func newRunner(t *testing.T) *scripts.Runner {
 	r, err := sharedRunner()
 	require.NoError(t, err)
 	return r
+}
+
+// scriptsOf runs a session's scripts as skillrun's front ends do
+// (package toolset), over the workspace ws, with shell the shell tool's
+// grant (zero: no shell tool) and auditor receiving the runs' events.
+func scriptsOf(t *testing.T, ws string, shell capabilities.Set, auditor audit.Auditor) agent.Scripts {
+	return scriptsWith(t, newRunner(t), ws, shell, auditor)
+}
+
+func scriptsWith(t *testing.T, r *scripts.Runner, ws string, shell capabilities.Set, auditor audit.Auditor) agent.Scripts {
+	t.Helper()
+	set, err := toolset.New(context.Background(), toolset.Of(nil), &toolset.Config{Runner: r, Workspace: ws, WorkspaceGrant: shell, Auditor: auditor})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = set.Close() })
+	return set
 }
 
 func plan(t *testing.T, src string) *agent.Plan {
@@ -168,11 +184,10 @@ func TestSessionRunsSkillScript(t *testing.T) {
 	prov := recording(agent.NewScripted(plan(t, csvPlan)), &requests)
 	audit := &auditLog{}
 	sess := &agent.Session{
-		Provider: prov, Skills: []*skills.Skill{s}, Runner: newRunner(t), Workspace: ws,
+		Provider: prov, Skills: []*skills.Skill{s}, Scripts: scriptsOf(t, ws, capabilities.Set{}, audit),
 		Grant: func(string) capabilities.Set {
 			return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
 		},
-		Auditor:    audit,
 		Transcript: agent.NewTranscript(&buf),
 		Observe:    func(e agent.TranscriptEvent) { seen = append(seen, e.Type) },
 	}
@@ -286,7 +301,7 @@ text = "done"
 			var asks atomic.Int32
 			sess := &agent.Session{
 				Provider: agent.NewScripted(plan(t, twoRuns)), Skills: []*skills.Skill{s},
-				Runner: newRunner(t), Workspace: ws, Transcript: agent.NewTranscript(&buf),
+				Scripts: scriptsOf(t, ws, capabilities.Set{}, nil), Transcript: agent.NewTranscript(&buf),
 			}
 			if tc.answer != "" {
 				sess.Asker = agent.AskerFunc(func(_ context.Context, req agent.PermissionRequest) (agent.Answer, error) {
@@ -351,7 +366,7 @@ expect = ["unknown tool \"no_such_tool\"", "not valid JSON", "/name", "exited wi
 text = "I could not do it."
 `)
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Runner: newRunner(t), Workspace: ws,
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Scripts: scriptsOf(t, ws, capabilities.Set{}, nil),
 		Grant: func(string) capabilities.Set {
 			return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
 		},
@@ -646,7 +661,7 @@ expect = ["not available to agent reader", "reviewer", "pong"]
 text = "ok"
 `)
 	sess := &agent.Session{Provider: recording(agent.NewScripted(p), &reqs), Agent: def, Skills: []*skills.Skill{s},
-		Runner: newRunner(t), Workspace: ws, Tools: toolsOf(t, ping, bound)}
+		Scripts: scriptsOf(t, ws, capabilities.Set{}, nil), Tools: toolsOf(t, ping, bound)}
 	res, err := sess.Run(context.Background(), "x")
 	require.NoError(t, err)
 	require.Equal(t, agent.OutcomeCompleted, res.Outcome, "%v", res.Err)
@@ -800,8 +815,7 @@ text = "composed"
 		"csv-stats": {Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}},
 	}
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{stats, composer}, Runner: newRunner(t),
-		Workspace: ws, Grant: func(s string) capabilities.Set { return grants[s] }, Tools: toolsOf(t, core...),
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{stats, composer}, Scripts: scriptsOf(t, ws, capabilities.Set{}, nil), Grant: func(s string) capabilities.Set { return grants[s] }, Tools: toolsOf(t, core...),
 		Transcript: agent.NewTranscript(&buf)}
 	res, err := sess.Run(context.Background(), "compose")
 	require.NoError(t, err)
@@ -907,7 +921,7 @@ expect = ["10 rows", "has no script \"nope\"; its scripts: stats", "no skill \"n
 text = "ran"
 `)
 	var buf bytes.Buffer
-	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Runner: newRunner(t), Workspace: ws,
+	sess := &agent.Session{Provider: agent.NewScripted(p), Skills: []*skills.Skill{s}, Scripts: scriptsOf(t, ws, capabilities.Set{}, nil),
 		Grant: func(string) capabilities.Set {
 			return capabilities.Set{Read: []capabilities.Path{{Root: capabilities.RootWorkspace}}}
 		},

@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -25,18 +24,12 @@ func (r *run) registry() (*host.Registry, error) {
 		tools = append(tools, r.skillTools()...)
 	}
 	tools = append(tools, r.toolSearchTool())
-	if r.s.Runner != nil && r.hasShell() {
-		svc := r.s.services()
-		tools = append(tools, scripts.ShellTool(r.s.Runner, r.s.Shell, &scripts.ShellToolOptions{Services: svc, Skills: r.activatedSkills, WorkspaceAt: r.s.WorkspaceAt, Native: r.s.Native}))
-	}
-	if r.s.Runner != nil {
-		r.scripts = scripts.NewSkillIndex(r.s.Runner, r.s.Skills, r.grantFor)
-		r.scripts.Services = r.s.services()
-		for _, sk := range r.s.Skills {
-			for _, name := range sk.RunnableScripts() {
-				tools = append(tools, r.scriptTool(sk, name))
-			}
+	if r.s.Scripts != nil {
+		g := &Gate{Skills: r.s.Skills, Permit: r.permit, Grant: r.grantFor, Activated: r.activatedSkills}
+		if r.s.Tools != nil { // a nil *Registry must not become a non-nil ToolCaller
+			g.Tools = r.s.Tools
 		}
+		tools = append(tools, r.s.Scripts.ScriptTools(g)...)
 	}
 	if r.s.Tools != nil {
 		for _, d := range r.s.Tools.List() {
@@ -100,9 +93,9 @@ func (r *run) skillTools() []host.Tool {
 	tools := host.DisclosureTools(r.s.Skills, &host.DisclosureOptions{
 		Activated: func(_ context.Context, sk *skills.Skill) string {
 			base := ""
-			if r.hasShell() {
+			if dir := r.shellDir(sk.Name); dir != "" {
 				r.activate(sk)
-				base = "Base directory for this skill: " + scripts.SkillBaseDir(sk.Name) + " (in the shell tool)"
+				base = "Base directory for this skill: " + dir + " (in the shell tool)"
 			}
 			var scriptTools []string
 			uses := strings.Fields(sk.AllowedTools)
@@ -123,15 +116,19 @@ func (r *run) skillTools() []host.Tool {
 			return base + "Its scripts are now tools: " + strings.Join(scriptTools, ", ")
 		},
 	})
-	if r.s.Runner != nil {
+	if r.s.Scripts != nil {
 		tools = append(tools, r.skillRunTool())
 	}
 	return tools
 }
 
-// hasShell reports whether the session offers the shell tool.
-func (r *run) hasShell() bool {
-	return r.s.Runner != nil && len(capabilities.Effective(scripts.ShellDeclares(), r.s.Shell).Read) > 0
+// shellDir is where the shell tool shows skill's folder, or "" when the
+// session has no shell tool.
+func (r *run) shellDir(skill string) string {
+	if r.s.Scripts == nil {
+		return ""
+	}
+	return r.s.Scripts.ShellDir(skill)
 }
 
 // activate notes that sk was activated: the shell tool mounts it.
@@ -278,22 +275,6 @@ func (r *run) toolSearchTool() host.Tool {
 	}
 }
 
-// scriptTool is a skill script as a tool, behind the permission gate: a
-// call of a script that declares capabilities its grant does not cover
-// asks the Asker (or is denied), and the decision is recorded.
-func (r *run) scriptTool(sk *skills.Skill, script string) host.Tool {
-	svc := r.s.services()
-	svc.Skills = r.scripts
-	opts := &scripts.ToolOptions{Services: svc,
-		Grant: func(ctx context.Context, declared capabilities.Set) (capabilities.Set, *host.ToolResult, error) {
-			return r.permit(ctx, sk.Name, script, declared)
-		}}
-	if r.s.Native != nil {
-		opts.Native = r.s.Native(sk)
-	}
-	return scripts.ScriptTool(r.s.Runner, sk, script, capabilities.Set{}, opts)
-}
-
 // permit returns the grant a call of skill:script runs with: what the
 // operator granted, what was allowed always in this session, and, when
 // the script declares more than that, what the Asker allows. A denial is
@@ -415,7 +396,7 @@ func (r *run) parallel(name string) bool {
 func (r *run) callOne(ctx context.Context, turn int, c ToolCall) (ToolOutput, error) {
 	r.emit(TranscriptEvent{Type: EventToolCall, Turn: turn, CallID: c.ID, Tool: c.Name, Input: safeJSON(c.Input)})
 	t0 := time.Now()
-	ctx, tier := scripts.RecordTiers(ctx)
+	ctx, tier := host.RecordTiers(ctx)
 	res, fatal := r.dispatch(ctx, c)
 	res.CallID = c.ID
 	r.mu.Lock()

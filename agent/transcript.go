@@ -77,7 +77,7 @@ type TranscriptEvent struct {
 	// Tier (tool_result) says where the call's scripts ran: "wasm",
 	// "native" (confined host processes: a skill the operator trusts
 	// with the native tier), "wasm+native", or nothing when no script
-	// ran ([scripts.RecordTiers]).
+	// ran ([host.RecordTiers]).
 	Tier string `json:"tier,omitempty"`
 
 	// retry

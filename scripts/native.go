@@ -232,7 +232,7 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 	}
 	auditor.Audit(ctx, audit.Event{Time: time.Now(), Skill: s.Name, Script: script, Kind: "run", Value: label, Decision: audit.Allow,
 		Reason: fmt.Sprintf("started natively (native tier: %s %s, confined)%s", exe, sc.Source, note)})
-	noteTier(ctx, true)
+	host.NoteTier(ctx, true)
 	res, err := native.Run(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)

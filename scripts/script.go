@@ -290,7 +290,7 @@ func auditRun(ctx context.Context, a audit.Auditor, label string, eff capabiliti
 func runCompiled(ctx context.Context, m runnable, s *skills.Skill, script string, sc *skills.Script,
 	eff capabilities.Set, sr *ScriptRun, rc *sandbox.RunConfig, note string) (*sandbox.Result, error) {
 	label := s.Name + ":" + script
-	noteTier(ctx, false)
+	host.NoteTier(ctx, false)
 	auditor, stamped := scriptAudit(ctx, s, script, sr)
 	auditRun(ctx, stamped, label, eff, note)
 	rc.Host = scriptHostEnv(s, script, eff, auditor, sr)
@@ -559,7 +559,7 @@ func readModuleFrom(f *os.File) ([]byte, error) {
 func (r *Runner) runPluginScript(ctx context.Context, s *skills.Skill, script string, sc *skills.Script,
 	wasm []byte, eff capabilities.Set, sr *ScriptRun) (*sandbox.Result, error) {
 	label := s.Name + ":" + script
-	noteTier(ctx, false)
+	host.NoteTier(ctx, false)
 	auditor, stamped := scriptAudit(ctx, s, script, sr)
 	input := sr.Input
 	if input == nil && sr.Stdin != nil {

@@ -20,8 +20,8 @@ import (
 
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/agent/providers"
-	"github.com/skillrun/skillrun/internal/bench"
 	"github.com/skillrun/skillrun/internal/admission"
+	"github.com/skillrun/skillrun/internal/bench"
 	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 )

@@ -10,10 +10,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillrun/skillrun/guest"
 	"github.com/skillrun/skillrun/internal/build"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/spf13/cobra"
 )
 
 func newBuildCmd() *cobra.Command {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
+
+	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 func newCatalogCmd() *cobra.Command {
@@ -30,9 +32,9 @@ status is then 1.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				err = writeJSON(out, skills.Catalog(found.Skills))
+				err = writeJSON(out, skills.Catalog(found.Skills()))
 			} else {
-				err = skills.WritePrompt(out, found.Skills)
+				err = skills.WritePrompt(out, found.Skills())
 			}
 			if err != nil {
 				return err
@@ -44,11 +46,11 @@ status is then 1.`,
 	return cmd
 }
 
-// discovered is the outcome of loading the skills a verb was pointed at.
+// discovered is the outcome of loading the skills a verb was pointed at:
+// the catalog of every kind of skill and module the roots hold.
 type discovered struct {
-	*skills.Discovery
+	*toolset.Catalog
 	failed bool
-	roots  []skills.Root // what was searched, for reloading
 }
 
 // exit returns the verb's error when some skill could not be loaded: the
@@ -78,8 +80,9 @@ func discoverArgs(cmd *cobra.Command, args []string) (discovered, error) {
 		}
 		roots = append(roots, skills.Root{Dir: a, Origin: skills.OriginPath})
 	}
-	d := skills.Discover(roots, nil)
 	stderr := cmd.ErrOrStderr()
+	c := toolset.Discover(roots, stderr)
+	d := c.Discovery
 	for _, p := range d.Problems {
 		fmt.Fprintln(stderr, p.Error())
 	}
@@ -94,5 +97,5 @@ func discoverArgs(cmd *cobra.Command, args []string) (discovered, error) {
 		}
 		fmt.Fprintf(stderr, "%s: skipped: the skill cannot be loaded\n", f.Dir)
 	}
-	return discovered{Discovery: d, failed: len(d.Failed) > 0, roots: roots}, nil
+	return discovered{Catalog: c, failed: len(d.Failed) > 0}, nil
 }

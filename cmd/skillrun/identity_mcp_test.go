@@ -12,6 +12,7 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 

@@ -10,10 +10,11 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
-	"github.com/spf13/cobra"
 )
 
 func newInterpretersCmd() *cobra.Command {

@@ -14,21 +14,18 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillrun/skillrun/capabilities"
-	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
-	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/internal/mdskill"
-	"github.com/skillrun/skillrun/native"
+	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/skillrun/skillrun/internal/yamlmod"
-	"github.com/spf13/cobra"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -82,9 +79,10 @@ then fails with an error that says what is in use.`,
 					return usageErr("--policy: %v", err)
 				}
 			}
+			stderr := cmd.ErrOrStderr()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			opts := &scripts.Options{Interpreters: runInterpreters(cmd.ErrOrStderr()), Progress: cmd.ErrOrStderr()}
+			opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
 			if err := limits.apply(opts); err != nil {
 				return err
 			}
@@ -94,142 +92,41 @@ then fails with an error that says what is in use.`,
 			}
 			defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
 
-			reg := host.NewRegistry()
-			var bridge *mcp.Bridge
-			if mcpConfig != "" {
-				bridge, err = startBridge(ctx, mcpConfig, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				defer func() { _ = bridge.Close() }()
-				registerBridge(bridge, reg, cmd.ErrOrStderr(), "server") // a broken server or tool is left out, escaped
+			servers, err := readMCPConfig(mcpConfig)
+			if err != nil {
+				return err
 			}
-			// Scripts reach the served skills (skill_run, each under its
-			// own grant) and the bridged servers (mcp_call), as their
-			// grants allow.
-			// Each load binds the policy to the skills by identity again
-			// (policyGrants): a skill that appears later claiming a
-			// granted name gets no grant, and the error is logged.
-			registerScripts := func(list []*skills.Skill) {
-				grantFor := policyGrants(pol, list, cmd.ErrOrStderr())
-				if grantFor == nil {
-					grantFor = func(string) capabilities.Set { return capabilities.Set{} }
-				}
-				svc := host.Services{Workspace: workspace}
-				if bridge != nil {
-					svc.MCP = bridge
-				}
-				ix := scripts.NewSkillIndex(rt, list, grantFor)
-				ix.Services = svc
-				svc.Skills = ix
-				opts := &scripts.ToolOptions{Services: svc}
-				for _, d := range reg.List() {
-					if d.Source == host.SourceSkill {
-						reg.Remove(d.Name)
-					}
-				}
-				for _, s := range list {
-					opts := opts
-					// The native tier, for a skill its own policy table
-					// trusts with it (bound to it, as its grants are).
-					if ng, err := pol.Native(s.Ref()); err != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s\n", termsafe.String(err.Error()))
-					} else if ng != nil {
-						if err := native.Check(); err != nil {
-							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name), termsafe.String(err.Error()))
-							continue
-						}
-						o := *opts
-						o.Native = &scripts.NativeTier{Path: ng.Path}
-						opts = &o
-					}
-					for _, name := range s.RunnableScripts() {
-						if err := reg.Add(scripts.ScriptTool(rt, s, name, grantFor(s.Name), opts)); err != nil {
-							fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: %s not served: %s\n", termsafe.String(s.Name+":"+name), termsafe.String(err.Error()))
-						}
-					}
-				}
+			// What the policy grants each skill (bound to it by identity,
+			// again at each reload: a skill that appears later claiming a
+			// granted name gets no grant) and the workspace to the shell
+			// and Markdown skills' steps; the native tier for a skill whose
+			// own policy table trusts it with it.
+			res := &capabilities.Resolver{Policy: pol}
+			set, err := toolset.New(ctx, found.Catalog, &toolset.Config{Runner: rt,
+				Workspace: workspace, WorkspaceGrant: res.Workspace(),
+				Grant: toolset.Resolve(res, stderr), Native: policyNative(pol, stderr),
+				MCPServers: servers, Warn: stderr})
+			if err != nil {
+				return usageErr("%v", err)
 			}
-			registerScripts(found.Skills)
-			// YAML tool modules: each action a tool, its script granted
-			// by the policy as a skill named by the tool's id.
-			yamlSets := yamlModules(found.roots, cmd.ErrOrStderr())
-			registerModules := func(sets []*yamlmod.Set) {
-				removeSource(reg, host.SourceYAML)
-				tools := yamlTools(sets)
-				var list []*skills.Skill
-				for _, t := range tools {
-					list = append(list, t.ScriptSkill())
-				}
-				grantFor := policyGrants(pol, list, cmd.ErrOrStderr())
-				svc := host.Services{Workspace: workspace}
-				if bridge != nil {
-					svc.MCP = bridge
-				}
-				registerYAMLTools(rt, reg, tools, nil, func(s *skills.Skill) capabilities.Set {
-					if grantFor == nil {
-						return capabilities.Set{}
-					}
-					return grantFor(s.Name)
-				}, &scripts.ToolOptions{Services: svc}, cmd.ErrOrStderr())
-			}
-			registerModules(yamlSets)
-			// The shell tool, behind the policy: what its [default] grants
-			// of the workspace (the shell declares read and write of it),
-			// with every served skill read-only at /skills/<name>.
-			var servedMu sync.Mutex
-			served := found.Skills
-			shellGrant, _ := (&capabilities.Resolver{Policy: pol}).Resolve(capabilities.SkillRef{}, scripts.ShellDeclares())
-			if len(capabilities.Effective(scripts.ShellDeclares(), shellGrant.Granted).Read) > 0 {
-				svc := host.Services{Workspace: workspace}
-				if bridge != nil {
-					svc.MCP = bridge
-				}
-				_ = reg.Add(scripts.ShellTool(rt, shellGrant.Granted, &scripts.ShellToolOptions{Services: svc,
-					Skills: func(context.Context) []*skills.Skill {
-						servedMu.Lock()
-						defer servedMu.Unlock()
-						return served
-					},
-					Native: policyNative(pol)}))
-			}
-			// Markdown skills (.AchillesSkills) beside them, as skill_<name>;
-			// their steps may call the workspace tools under the same grant
-			// as the shell.
-			grant := capabilities.Effective(scripts.ShellDeclares(), shellGrant.Granted)
-			protected := rt.ProtectedDirs(yamlToolDirs(yamlTools(yamlSets))...)
-			core, _ := host.CoreTools(workspace, grant, protected...)
-			ws, _ := host.NewWorkspace(workspace, grant, protected...)
-			registerMarkdownSkills(rt, reg, core, ws, found.roots, cmd.ErrOrStderr())
-			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			srv := mcp.NewServer(append(slices.Clone(found.Skills), yamlSkills(yamlSets)...), &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: reg})
+			defer func() { _ = set.Close() }()
+			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			srv := mcp.NewServer(set.Skills(), &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: set.Served()})
 
 			// Hot reload: when a skill folder changes on disk, load the
 			// skills again; clients get tools/list_changed and
-			// resources/list_changed.
-			go watchSkills(ctx, found.roots, reloadEvery, func() {
-				d := skills.Discover(found.roots, nil)
-				reportReload(cmd.ErrOrStderr(), d)
-				registerScripts(d.Skills)
-				// The Markdown skills are read again too (an iskill's open
-				// conversations end with its old runner).
-				for _, t := range reg.List() {
-					if t.Source == host.SourceMarkdown {
-						reg.Remove(t.Name)
-					}
-				}
-				registerMarkdownSkills(rt, reg, core, ws, found.roots, cmd.ErrOrStderr())
-				sets := yamlModules(found.roots, cmd.ErrOrStderr())
-				registerModules(sets)
-				servedMu.Lock()
-				served = d.Skills
-				servedMu.Unlock()
-				srv.SetSkills(append(slices.Clone(d.Skills), yamlSkills(sets)...))
+			// resources/list_changed. A Markdown skill's open
+			// conversations end with its old runner.
+			go watchSkills(ctx, found.Roots, reloadEvery, func() {
+				c := toolset.Discover(found.Roots, stderr)
+				reportReload(stderr, c.Discovery)
+				set.Reload(c)
+				srv.SetSkills(c.Skills())
 			})
 			if httpAddr == "" {
 				return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 			}
-			return serveHTTP(ctx, cmd.ErrOrStderr(), logger, srv, &httpServe{addr: httpAddr, tokenFile: tokenFile, noAuth: noAuth})
+			return serveHTTP(ctx, stderr, logger, srv, &httpServe{addr: httpAddr, tokenFile: tokenFile, noAuth: noAuth})
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765; a bare :PORT binds loopback)")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 

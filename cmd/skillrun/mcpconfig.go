@@ -2,26 +2,24 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 
-	"github.com/skillrun/skillrun/agent"
-	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
-	"github.com/skillrun/skillrun/internal/termsafe"
 )
 
 // maxMCPConfig bounds an --mcp-config file.
 const maxMCPConfig = mcp.MaxConfigSize
 
-// startBridge reads an mcpServers config (the Claude Desktop / plugin-set
-// shape) and starts its servers. A server that fails to start is reported
-// on stderr and retried on its first call; the others are usable. The
-// caller closes the bridge.
-func startBridge(ctx context.Context, file string, stderr io.Writer) (*mcp.Bridge, error) {
+// readMCPConfig reads an mcpServers config (the Claude Desktop / plugin
+// set format) of at most maxMCPConfig bytes: the servers to bridge. ""
+// is none.
+func readMCPConfig(file string) (map[string]mcp.ServerConfig, error) {
+	if file == "" {
+		return nil, nil
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, usageErr("--mcp-config: %v", err)
@@ -35,38 +33,21 @@ func startBridge(ctx context.Context, file string, stderr io.Writer) (*mcp.Bridg
 	if err != nil {
 		return nil, usageErr("--mcp-config %s: %v", file, err)
 	}
+	return servers, nil
+}
+
+// startBridge starts the servers of an mcpServers config file; one that
+// does not start is said on stderr and left out.
+func startBridge(ctx context.Context, file string, stderr io.Writer) (*mcp.Bridge, error) {
+	servers, err := readMCPConfig(file)
+	if err != nil {
+		return nil, err
+	}
 	b := mcp.NewBridge(servers, nil)
 	if err := b.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "skillrun: %v\n", err)
 	}
 	return b, nil
-}
-
-// registerBridge adds the bridge's tools to tools and returns what was
-// left out (a server that did not start or listed too many tools, a tool
-// whose name the registry refuses), each said on stderr, escaped, as left
-// out of the session or server (of). Why not fail: one
-// broken server or tool in a repository's MCP config would otherwise keep
-// every session started there from starting.
-func registerBridge(b *mcp.Bridge, tools *host.Registry, stderr io.Writer, of string) []agent.Skip {
-	err := b.Register(tools)
-	if err == nil {
-		return nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	var skipped []agent.Skip
-	for _, e := range errs {
-		name := "mcp"
-		if re, ok := errors.AsType[*mcp.RegisterError](e); ok {
-			name = re.Name()
-		}
-		fmt.Fprintf(stderr, "skillrun: left out of the %s: %s\n", of, termsafe.String(agent.Truncate(e.Error(), 1024))) // names are the server's
-		skipped = append(skipped, agent.Skip{Name: name, Reason: e.Error()})
-	}
-	return skipped
 }
 
 // warnLogger logs warnings (and worse) to stderr.

@@ -50,16 +50,20 @@ func nativeTiers(names []string, pol *capabilities.Policy, catalog []*skills.Ski
 
 // policyNative is the native tier of each skill whose own policy table
 // trusts it with it (bound to the skill as its grants are), for a
-// long-lived server whose skills change: nil for the others, and for all
-// where host processes cannot be confined (their scripts then stay in
-// WebAssembly).
-func policyNative(pol *capabilities.Policy) func(*skills.Skill) *scripts.NativeTier {
+// long-lived server whose skills change: nil for the others. Where host
+// processes cannot be confined it is nil for all, said once on warn:
+// those scripts stay in WebAssembly, never unconfined.
+func policyNative(pol *capabilities.Policy, warn io.Writer) func(*skills.Skill) *scripts.NativeTier {
 	if pol == nil || len(pol.Natives) == 0 {
+		return nil
+	}
+	if err := native.Check(); err != nil {
+		fmt.Fprintf(warn, "skillrun: the policy trusts skills with the native tier, which is not available here (%s): their scripts run in WebAssembly\n", termsafe.String(err.Error()))
 		return nil
 	}
 	return func(s *skills.Skill) *scripts.NativeTier {
 		ng, err := pol.Native(s.Ref())
-		if err != nil || ng == nil || native.Check() != nil {
+		if err != nil || ng == nil {
 			return nil
 		}
 		return &scripts.NativeTier{Path: ng.Path}

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
@@ -20,8 +23,6 @@ import (
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // Exit codes of `skillrun run` for skillrun's own failures (DESIGN.md

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/skillrun/skillrun/skills"
 	"github.com/spf13/cobra"
+
+	"github.com/skillrun/skillrun/skills"
 )
 
 func newSearchCmd() *cobra.Command {
@@ -35,7 +36,7 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a usage error
 			if err != nil {
 				return err
 			}
-			ix := skills.NewIndex(found.Skills)
+			ix := skills.NewIndex(found.Skills())
 			results, err := ix.Search(args[0], &skills.SearchOptions{Limit: limit, Regex: regex})
 			if err != nil {
 				return usageErr("%v", err)

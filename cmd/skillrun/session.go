@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -18,12 +17,10 @@ import (
 
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/agent/providers"
-	"github.com/skillrun/skillrun/capabilities"
-	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/skillrun/skillrun/internal/yamlmod"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 // Exit codes of `skillrun session` beyond the shared ones.
@@ -128,43 +125,45 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		return err
 	}
 	// The --skills paths, or the default skill folders (as catalog and
-	// mcp); a skill that cannot be loaded is reported and left out.
+	// mcp): their skills, Markdown skills and YAML modules; a skill that
+	// cannot be loaded is reported and left out. An agent module named by
+	// --agent scopes the catalog to its skills and tools.
 	found, err := discoverArgs(cmd, f.run.skills)
 	if err != nil {
 		return err
 	}
-	// YAML modules (skills/*/skill.yaml, tools/*/tool.yaml, agents/*.yaml)
-	// of the same folders: their skills join the catalog, their tools'
-	// actions are served; an agent module is the session's scope.
-	yamlSets := yamlModules(found.roots, stderr)
-	modTools, modOnly := yamlTools(yamlSets), []string(nil)
-	catalog := append(slices.Clone(found.Skills), yamlSkills(yamlSets)...)
-	def, err := sessionAgent(f, found.Skills, stderr)
-	var ymAgent *yamlmod.Agent
+	catalog := found.Catalog
+	def, err := sessionAgent(f, found.Discovery.Skills, stderr)
 	if err != nil {
-		d, a := yamlAgent(yamlSets, f.agentName)
-		if d == nil {
+		d, scoped, ok := catalog.Agent(f.agentName)
+		if !ok {
 			return err
 		}
-		def, ymAgent = d, a
-		catalog, modTools = scopeToAgent(a, modTools)
-		modOnly = a.Tools
-	}
-	if _, err := f.run.loadPolicy(); err != nil { // once, for every skill and the core tools
-		return err
+		def, catalog = d, scoped
 	}
 	f.run.warn = stderr
-	grants, err := skillGrants(&f.run, catalog)
+	r, err := f.run.resolver() // the policy, once, for every skill and the core tools
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-	defer stop()
-
-	tools := host.NewRegistry()
 	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
 		return usageErr("--workspace %s: not a folder", f.run.workspace)
 	}
+	servers, err := readMCPConfig(f.run.mcpConfig)
+	if err != nil {
+		return err
+	}
+	nativeFor, err := nativeTiers(f.native, f.run.pol, catalog.Skills(), "this session", stderr)
+	if err != nil {
+		return err
+	}
+	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
+	if err != nil {
+		return usageErr("--audit: %v", err)
+	}
+	defer auditDone()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
 	opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
 	if err := f.runLimits.apply(opts); err != nil {
 		return err
@@ -174,65 +173,17 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		return &exitError{code: exitSandbox, err: err}
 	}
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+	// The core tools and the shell have the session's workspace grant; a
+	// broken MCP server or tool is left out, not fatal.
+	set, err := toolset.New(ctx, catalog, &toolset.Config{Runner: rt,
+		Workspace: f.run.workspace, WorkspaceGrant: r.Workspace(),
+		Grant: toolset.Resolve(r, stderr), Native: nativeFor,
+		MCPServers: servers, Auditor: auditor, Warn: stderr})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	defer func() { _ = set.Close() }()
 
-	// The model's core tools: the session's grant, the protected folders
-	// (and every skill folder) never changeable.
-	r, err := f.run.resolver()
-	if err != nil {
-		return err
-	}
-	core, err := host.CoreTools(f.run.workspace, r.Workspace(), rt.ProtectedDirs(yamlToolDirs(modTools)...)...)
-	if err != nil {
-		return usageErr("--workspace: %v", err)
-	}
-	for _, t := range core {
-		if err := tools.Add(t); err != nil {
-			return err
-		}
-	}
-	var mcpCaller host.MCPCaller // scripts' mcp_call
-	var skipped []agent.Skip
-	if f.run.mcpConfig != "" {
-		bridge, err := startBridge(ctx, f.run.mcpConfig, stderr)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = bridge.Close() }()
-		skipped = registerBridge(bridge, tools, stderr, "session") // a broken server or tool is left out, not fatal
-		mcpCaller = bridge
-	}
-
-	// Markdown skills (.AchillesSkills) of the skill folders, as
-	// skill_<name>, deferred like scripts.
-	ws, err := host.NewWorkspace(f.run.workspace, r.Workspace(), rt.ProtectedDirs(yamlToolDirs(modTools)...)...)
-	if err != nil {
-		return usageErr("--workspace: %v", err)
-	}
-	if ymAgent == nil { // an agent module's scope is its own skills and tools
-		registerMarkdownSkills(rt, tools, core, ws, found.roots, stderr)
-	}
-	var modErr error
-	registerYAMLTools(rt, tools, modTools, modOnly, func(s *skills.Skill) capabilities.Set {
-		res, err := f.run.resolve(s, "")
-		if err != nil {
-			modErr = errors.Join(modErr, fmt.Errorf("tool module %s: %w", s.Name, err))
-		}
-		return res.Granted
-	}, &scripts.ToolOptions{Services: host.Services{Workspace: f.run.workspace, MCP: mcpCaller}}, stderr)
-	if modErr != nil {
-		return modErr
-	}
-
-	nativeFor, err := nativeTiers(f.native, f.run.pol, catalog, "this session", stderr)
-	if err != nil {
-		return err
-	}
-
-	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
-	if err != nil {
-		return usageErr("--audit: %v", err)
-	}
-	defer auditDone()
 	tf, transcriptName, err := openTranscript(f.transcript, cmd.Flags().Changed("transcript"))
 	if err != nil {
 		return usageErr("--transcript: %v", err)
@@ -247,13 +198,9 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 
 	sess := &agent.Session{
 		Provider: prov, Agent: def, Model: f.model,
-		Skills: catalog, Runner: rt, Workspace: f.run.workspace,
-		Shell:   r.Workspace(), // the shell tool has the workspace tools' grant
-		Grant:   func(skill string) capabilities.Set { return grants[skill] },
-		Native:  nativeFor,
-		Auditor: auditor, Tools: tools, MCP: mcpCaller, Limits: f.limits,
-		Transcript: transcript,
-		Skipped:    skipped, Logger: warnLogger(stderr),
+		Skills: set.Skills(), Scripts: set, Grant: set.Grant,
+		Tools: set.Tools, Limits: f.limits, Transcript: transcript,
+		Skipped: set.Skipped, Logger: warnLogger(stderr),
 	}
 	if !f.run.noPrompt && isTerminal(cmd.InOrStdin()) && isTerminal(stderr) {
 		sess.Asker = terminalAsker(cmd.InOrStdin(), stderr)
@@ -383,23 +330,6 @@ func sessionAgent(f *sessionFlags, catalog []*skills.Skill, stderr io.Writer) (*
 		return nil, usageErr("--agent %s: no such agent (agents: %s)", name, strings.Join(names, ", "))
 	}
 	return def, nil
-}
-
-// skillGrants computes what the flags and policy grant each skill, with
-// "what the skill declares" taken over all its scripts (scripts.Resolve).
-func skillGrants(f *runFlags, list []*skills.Skill) (map[string]capabilities.Set, error) {
-	out := make(map[string]capabilities.Set, len(list))
-	for _, s := range list {
-		res, err := f.resolve(s, "")
-		if err != nil {
-			if _, ok := errors.AsType[*exitError](err); ok {
-				return nil, fmt.Errorf("skill %s: %w", s.Name, err)
-			}
-			return nil, err
-		}
-		out[s.Name] = res.Granted
-	}
-	return out, nil
 }
 
 // terminalAsker asks at the terminal: allow once, always, or deny.

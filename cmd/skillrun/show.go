@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/spf13/cobra"
 )
 
 func newShowCmd() *cobra.Command {

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillrun/skillrun/internal/safefile"
+	"github.com/skillrun/skillrun/internal/skilltest"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/skillrun/skillrun/internal/skilltest"
 )
 
 type testFlags struct {

@@ -14,9 +14,10 @@ import (
 	"github.com/skillrun/skillrun/internal/mdskill"
 	"github.com/skillrun/skillrun/internal/yamlmod"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/skills"
-	"github.com/spf13/cobra"
 )
 
 func newValidateCmd() *cobra.Command {
@@ -201,7 +202,7 @@ func markdownSkills(arg string) (results []validateResult, onlyMD bool, err erro
 // (skills/*/skill.yaml, tools/*/tool.yaml, agents/*.yaml): a result per
 // file, named by its id (a tool by its actions' tool names).
 func yamlModuleResults(arg string) []validateResult {
-	if fi, err := os.Stat(arg); err != nil || !fi.IsDir() || !hasYAMLModules(arg) {
+	if fi, err := os.Stat(arg); err != nil || !fi.IsDir() || !yamlmod.Holds(arg) {
 		return nil
 	}
 	set, problems := yamlmod.Load(arg)

@@ -15,6 +15,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 // Config is one `skillrun bench run`: every selected set over the same
@@ -280,12 +281,16 @@ feed:
 
 // arm loads a set's skills and makes its filter and folder.
 func (r *runner) arm(s *PluginSet) (*arm, error) {
-	list, err := ResolveSkills(s, r.cfg.SetsFile, r.cfg.ReposDir)
+	cat, err := resolveCatalog(s, r.cfg.SetsFile, r.cfg.ReposDir)
 	if err != nil {
 		return nil, err
 	}
+	if cat == nil {
+		cat = toolset.Of(nil)
+	}
+	list := cat.Skills()
 	allow, _ := ToolFilter(s.AllowedTools)
-	a := &arm{set: s, skills: list, allow: allow, grants: map[string]capabilities.Set{},
+	a := &arm{set: s, catalog: cat, skills: list, allow: allow, grants: map[string]capabilities.Set{},
 		natives: map[*skills.Skill]*scripts.NativeTier{},
 		dir:     filepath.Join(r.cfg.Out, r.cfg.RunID+"__"+s.Name)}
 	for _, sk := range list {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 // ResolveSkills loads the skills a set names. An entry is a local path
@@ -19,6 +20,18 @@ import (
 // and otherwise the error says the command that would fetch it. Each
 // entry may be one skill or a folder of skills.
 func ResolveSkills(s *PluginSet, setsFile, reposDir string) ([]*skills.Skill, error) {
+	c, err := resolveCatalog(s, setsFile, reposDir)
+	if c == nil || err != nil {
+		return nil, err
+	}
+	return c.Skills(), nil
+}
+
+// resolveCatalog finds what a set's entries hold: their skills, and the
+// Markdown skills and YAML modules a trial's tools include as a session
+// over those folders would (package toolset). Nil for a set without
+// skills.
+func resolveCatalog(s *PluginSet, setsFile, reposDir string) (*toolset.Catalog, error) {
 	base := filepath.Dir(setsFile)
 	var roots []skills.Root
 	for _, entry := range s.Skills {
@@ -31,15 +44,15 @@ func ResolveSkills(s *PluginSet, setsFile, reposDir string) ([]*skills.Skill, er
 	if len(roots) == 0 {
 		return nil, nil
 	}
-	d := skills.Discover(roots, nil)
-	if len(d.Failed) > 0 {
+	c := toolset.Discover(roots, nil)
+	if d := c.Discovery; len(d.Failed) > 0 {
 		f := d.Failed[0]
 		return nil, fmt.Errorf("plugin set %s: %s cannot be loaded: %w", s.Name, f.Dir, f.Problems)
 	}
-	if len(d.Skills) == 0 {
+	if c.Empty() {
 		return nil, fmt.Errorf("plugin set %s: no skill found in %s", s.Name, strings.Join(s.Skills, ", "))
 	}
-	return d.Skills, nil
+	return c, nil
 }
 
 // skillDir finds an entry's folder: a local path as the file's author

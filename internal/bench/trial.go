@@ -21,6 +21,7 @@ import (
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 // OracleAgent is the agent that runs a task's solution/solve.sh instead
@@ -30,9 +31,10 @@ const OracleAgent = "oracle"
 // An arm is one plugin set as a run uses it: its skills loaded, its tool
 // filter made, its results folder.
 type arm struct {
-	set    *PluginSet
-	skills []*skills.Skill
-	grants map[string]capabilities.Set
+	set     *PluginSet
+	catalog *toolset.Catalog // what the set's entries hold
+	skills  []*skills.Skill  // catalog's skills
+	grants  map[string]capabilities.Set
 	// natives are the skills run under the native tier (Config.Native).
 	natives map[*skills.Skill]*scripts.NativeTier
 	allow   func(host.ToolDef) bool
@@ -148,34 +150,21 @@ func (r *runner) runAgent(ctx context.Context, t trial, ws, dir string, res *Tri
 	if err != nil {
 		return FailureSetupFailed, err
 	}
-	tools := host.NewRegistry()
-	shellGrant := scripts.ShellDeclares() // the workspace, read and write: the task is the agent's to change
-	core, err := host.CoreTools(ws, shellGrant, r.cfg.Runner.ProtectedDirs(skillDirs(t.arm.skills)...)...)
+	servers := map[string]mcp.ServerConfig{}
+	for name, s := range t.arm.set.MCPServers {
+		servers[name] = mcp.ServerConfig{Command: s.Command, Args: s.Args, Env: s.Env}
+	}
+	// The same tools as a session over the set's folders; the workspace
+	// is the agent's to change (read and write), the grants the arm's.
+	set, err := toolset.New(ctx, t.arm.catalog, &toolset.Config{Runner: r.cfg.Runner,
+		Workspace: ws, WorkspaceGrant: scripts.ShellDeclares(), WorkspaceAt: t.task.MountAt,
+		Grant:      func(sk *skills.Skill) (capabilities.Set, error) { return t.arm.grants[sk.Name], nil },
+		Native:     func(sk *skills.Skill) *scripts.NativeTier { return t.arm.natives[sk] },
+		MCPServers: servers})
 	if err != nil {
 		return FailureSetupFailed, err
 	}
-	for _, c := range core {
-		if err := tools.Add(c); err != nil {
-			return FailureSetupFailed, err
-		}
-	}
-	var mcpCaller host.MCPCaller
-	var skipped []agent.Skip
-	if len(t.arm.set.MCPServers) > 0 {
-		servers := map[string]mcp.ServerConfig{}
-		for name, s := range t.arm.set.MCPServers {
-			servers[name] = mcp.ServerConfig{Command: s.Command, Args: s.Args, Env: s.Env}
-		}
-		b := mcp.NewBridge(servers, nil)
-		defer func() { _ = b.Close() }()
-		if err := b.Start(ctx); err != nil {
-			skipped = append(skipped, agent.Skip{Name: "mcp", Reason: err.Error()})
-		}
-		if err := b.Register(tools); err != nil {
-			skipped = append(skipped, agent.Skip{Name: "mcp", Reason: err.Error()})
-		}
-		mcpCaller = b
-	}
+	defer func() { _ = set.Close() }()
 	tf, err := safefile.OpenAppend(filepath.Join(dir, transcriptFile))
 	if err != nil {
 		return FailureSetupFailed, err
@@ -185,13 +174,10 @@ func (r *runner) runAgent(ctx context.Context, t trial, ws, dir string, res *Tri
 	used := &usage{skillOf: scriptSkills(t.arm.skills)}
 	sess := &agent.Session{
 		Provider: prov, Agent: r.cfg.AgentDef, Model: r.cfg.Model,
-		Skills: t.arm.skills, Runner: r.cfg.Runner, Workspace: ws,
-		Shell: shellGrant, WorkspaceAt: t.task.MountAt,
-		Grant:  func(skill string) capabilities.Set { return t.arm.grants[skill] },
-		Native: func(sk *skills.Skill) *scripts.NativeTier { return t.arm.natives[sk] },
-		Tools:  tools, MCP: mcpCaller, Allow: t.arm.allow,
+		Skills: set.Skills(), Scripts: set, Grant: set.Grant,
+		Tools: set.Tools, Allow: t.arm.allow,
 		Limits: r.limits(t.task), Retry: r.cfg.Retry, Transcript: agent.NewTranscript(tf),
-		Observe: used.observe, Skipped: skipped,
+		Observe: used.observe, Skipped: set.Skipped,
 	}
 	out, err := sess.Run(ctx, r.prompt(t))
 	if err != nil {

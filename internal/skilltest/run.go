@@ -16,6 +16,7 @@ import (
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 // Exit codes a case sees for skillrun's own failures, as `skillrun run`
@@ -44,6 +45,10 @@ type Runner struct {
 	// Catalog is what trigger cases search among (nil: the skills of the
 	// cases run).
 	Catalog []*skills.Skill
+	// Modules, if set, is the catalog of the folders tested: session
+	// cases get its Markdown skills and YAML tools too, as `skillrun
+	// session` over those folders would (nil: Catalog's skills alone).
+	Modules *toolset.Catalog
 	// Auditor receives the runs' audit events (nil: discarded).
 	Auditor audit.Auditor
 }

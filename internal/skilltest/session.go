@@ -7,9 +7,9 @@ import (
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
-	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 // runSession runs a session case: the scripted plan plays the model over
@@ -39,37 +39,31 @@ func (r *Runner) runSession(ctx context.Context, c *Case, res *Result, catalog [
 		res.fail("%s: [grant]: %v", c.File, err)
 		return
 	}
-	tools := host.NewRegistry()
-	core, err := host.CoreTools(ws, resolver.Workspace(), r.Scripts.ProtectedDirs()...)
-	if err != nil {
-		res.fail("%v", err)
-		return
-	}
-	for _, t := range core {
-		if err := tools.Add(t); err != nil {
-			res.fail("%v", err)
-			return
-		}
-	}
 	auditor := r.Auditor
 	if auditor == nil {
 		auditor = audit.Discard
 	}
-	sess := &agent.Session{
-		Provider:  agent.NewScripted(plan),
-		Skills:    catalog,
-		Runner:    r.Scripts,
-		Workspace: ws,
-		Shell:     resolver.Workspace(),
-		Grant: func(skill string) capabilities.Set {
-			if skill == c.Skill.Name {
-				return grant.Granted
-			}
-			return capabilities.Set{}
-		},
-		Auditor: auditor,
-		Tools:   tools,
+	cat := r.Modules
+	if cat == nil {
+		cat = toolset.Of(catalog)
 	}
+	// The same tools as `skillrun session` over these folders, with the
+	// case's grant for its skill alone.
+	set, err := toolset.New(ctx, cat, &toolset.Config{Runner: r.Scripts,
+		Workspace: ws, WorkspaceGrant: resolver.Workspace(), Auditor: auditor,
+		Grant: func(s *skills.Skill) (capabilities.Set, error) {
+			if s.Name == c.Skill.Name {
+				return grant.Granted, nil
+			}
+			return capabilities.Set{}, nil
+		}})
+	if err != nil {
+		res.fail("%v", err)
+		return
+	}
+	defer func() { _ = set.Close() }()
+	sess := &agent.Session{Provider: agent.NewScripted(plan), Skills: set.Skills(),
+		Scripts: set, Grant: set.Grant, Tools: set.Tools, Skipped: set.Skipped}
 	out, err := sess.Run(ctx, plan.Task)
 	if err != nil {
 		res.fail("%s: session: %v", c.File, err)

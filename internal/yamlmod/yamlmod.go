@@ -2,6 +2,7 @@ package yamlmod
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -222,4 +223,19 @@ func (a *Agent) SkillNames() []string {
 		out[i] = s.ID
 	}
 	return out
+}
+
+// Holds reports whether dir holds YAML modules: a skills/*/skill.yaml, a
+// tools/*/tool.yaml or an agents/*.yaml.
+func Holds(dir string) bool {
+	for _, pattern := range []string{
+		filepath.Join(dir, SkillsFolder, "*", SkillFile),
+		filepath.Join(dir, ToolsFolder, "*", ToolFile),
+		filepath.Join(dir, AgentsFolder, "*.yaml"),
+	} {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package scripts
+package host
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 // Tier names of [RecordTiers]: where a call's scripts ran.
 const (
 	TierWasm   = "wasm"   // in WebAssembly, under wazero
-	TierNative = "native" // as confined host processes ([NativeTier])
+	TierNative = "native" // as confined host processes (the native tier)
 )
 
 type tierKey struct{}
@@ -37,9 +37,9 @@ func RecordTiers(ctx context.Context) (context.Context, func() string) {
 	}
 }
 
-// noteTier records in ctx's record, if any, that a run of the tier
-// started.
-func noteTier(ctx context.Context, native bool) {
+// NoteTier records in ctx's record ([RecordTiers]), if any, that a
+// run of a tier started: package scripts calls it as each run starts.
+func NoteTier(ctx context.Context, native bool) {
 	rec, ok := ctx.Value(tierKey{}).(*tierRecord)
 	if !ok {
 		return
