@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillrun/skillrun/internal/termsafe"
+	"github.com/skillrun/skillrun/internal/yamlmod"
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -93,8 +96,13 @@ refused or missing, 2 on a usage or I/O error.`,
 	return cmd
 }
 
-// loadOne loads a single skill leniently, printing warnings on stderr.
+// loadOne loads a single skill leniently, printing warnings on stderr:
+// an Agent Skill, or a YAML skill module's folder as the Agent Skill it
+// is disclosed as (as catalog, mcp and sessions list it).
 func loadOne(cmd *cobra.Command, p string) (*skills.Skill, error) {
+	if s := yamlSkill(p); s != nil {
+		return s, nil
+	}
 	s, err := skills.Load(p, nil)
 	if le, ok := errors.AsType[*skills.LoadError](err); ok {
 		for _, pr := range le.Problems {
@@ -109,4 +117,23 @@ func loadOne(cmd *cobra.Command, p string) (*skills.Skill, error) {
 		fmt.Fprintln(cmd.ErrOrStderr(), pr.Error())
 	}
 	return s, nil
+}
+
+// yamlSkill is the YAML skill module in folder p (holding skill.yaml) as
+// an Agent Skill, or nil.
+func yamlSkill(p string) *skills.Skill {
+	if fi, err := os.Stat(filepath.Join(p, yamlmod.SkillFile)); err != nil || fi.IsDir() {
+		return nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil
+	}
+	set, _ := yamlmod.Load(filepath.Dir(filepath.Dir(abs)))
+	for _, s := range set.Skills {
+		if filepath.Base(filepath.Dir(s.File)) == filepath.Base(abs) {
+			return s.AgentSkill()
+		}
+	}
+	return nil
 }
