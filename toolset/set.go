@@ -49,6 +49,10 @@ type Config struct {
 	Auditor audit.Auditor
 	// Warn receives, escaped, what is left out and why (nil: discarded).
 	Warn io.Writer
+	// Server says the set is for a server ([Set.Served]): its Tools then
+	// hold only the core workspace tools, and what is left out is said
+	// as left out of the server rather than of the session.
+	Server bool
 }
 
 // A Set is a catalog made into tools. Close it to stop its MCP servers.
@@ -109,6 +113,11 @@ func New(ctx context.Context, catalog *Catalog, cfg *Config) (*Set, error) {
 		if err := s.bridge.Start(ctx); err != nil {
 			s.warn("%v", err)
 		}
+	}
+	if s.cfg.Server {
+		return s, nil
+	}
+	if s.bridge != nil {
 		s.addBridge(s.Tools)
 	}
 	s.addMarkdown(s.Tools, catalog)
@@ -223,7 +232,11 @@ func (s *Set) addBridge(reg *host.Registry) {
 		if re, ok := errors.AsType[*mcp.RegisterError](e); ok {
 			name = re.Name()
 		}
-		s.warn("left out: %s", agent.Truncate(e.Error(), 1024))
+		of := "session"
+		if s.cfg.Server {
+			of = "server"
+		}
+		s.warn("left out of the %s: %s", of, agent.Truncate(e.Error(), 1024))
 		s.Skipped = append(s.Skipped, agent.Skip{Name: name, Reason: e.Error()})
 	}
 }

@@ -105,7 +105,7 @@ then fails with an error that says what is in use.`,
 			set, err := toolset.New(ctx, found.Catalog, &toolset.Config{Runner: rt,
 				Workspace: workspace, WorkspaceGrant: res.Workspace(),
 				Grant: toolset.Resolve(res, stderr), Native: policyNative(pol, stderr),
-				MCPServers: servers, Warn: stderr})
+				MCPServers: servers, Warn: stderr, Server: true})
 			if err != nil {
 				return usageErr("%v", err)
 			}
