@@ -12,7 +12,7 @@
 // Built for any other GOOS, every function returns [ErrNotInSandbox], so
 // code using it compiles and tests natively.
 //
-// ABI.md at the root of the skillrun repository specifies the ABI; C and
+// docs/contracts/abi.md in the skillrun repository specifies the ABI; C and
 // other languages use include/skillrun.h. The functions are safe for
 // concurrent use (calls are serialized).
 //

@@ -65,7 +65,7 @@ type FetchFunc func(ctx context.Context, req json.RawMessage) (json.RawMessage, 
 // An Env is what the host functions of one script run see: who is
 // calling, what it was granted, and the providers the functions delegate
 // to. [Env.Dispatch] serves a guest's call; package sandbox calls it for
-// each call a guest makes to the "skillrun" import module (see ABI.md).
+// each call a guest makes to the "skillrun" import module (see docs/contracts/abi.md).
 //
 // A nil provider (Tools, Skills, MCP, Fetch) makes its functions fail with
 // code "unavailable". Fill in the fields before the first Dispatch and do

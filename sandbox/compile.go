@@ -18,7 +18,7 @@ import (
 	"github.com/skillrun/skillrun/internal/abi"
 )
 
-// wasiModule and abi.Module (skillrun's host functions, ABI.md) are the
+// wasiModule and abi.Module (skillrun's host functions, docs/contracts/abi.md) are the
 // import modules a guest may use.
 const wasiModule = "wasi_snapshot_preview1"
 
@@ -69,7 +69,7 @@ type CompiledModule struct {
 //
 // Compile checks what the module imports: only functions of WASI preview 1
 // (wasi_snapshot_preview1) and skillrun's host functions (module
-// "skillrun", see ABI.md and [RunConfig.Host]) are provided, with their
+// "skillrun", see docs/contracts/abi.md and [RunConfig.Host]) are provided, with their
 // documented signatures, so any other import (a function, memory, table
 // or global) is an error that names it, as "env.evil". The module must be a WASI command: it exports
 // _start. Bytes that are not a valid Wasm module are an error that says so.

@@ -64,7 +64,7 @@
 // environment variables (nothing is inherited from the host), empty stdin,
 // discarded output, and no network (WASI preview 1 has none, and no other
 // imports are provided). A module may also import skillrun's host
-// functions (module "skillrun", ABI.md): tools, skills, MCP, HTTP fetch,
+// functions (module "skillrun", docs/contracts/abi.md): tools, skills, MCP, HTTP fetch,
 // each checked against the run's grant by the [HostDispatcher] of
 // [RunConfig.Host]; without one every such call fails with "unavailable".
 //

@@ -41,7 +41,7 @@ import (
 //     output and variables.
 //   - Output: [PluginCall.Output] bounds the bytes the export returns.
 //
-// skillrun's host functions (ABI.md) are offered to plugins in the
+// skillrun's host functions (docs/contracts/abi.md) are offered to plugins in the
 // "skillrun" namespace, with Extism's calling convention: each takes the
 // offset of an Extism memory block holding the request and returns the
 // offset of a block holding the response envelope (never 0).

@@ -11,7 +11,7 @@ import (
 )
 
 // A HostDispatcher serves the calls a module makes to skillrun's host
-// functions (the "skillrun" import module, ABI.md): fn is the function's
+// functions (the "skillrun" import module, docs/contracts/abi.md): fn is the function's
 // name, req its request, and the result is the response envelope.
 // A *host.Env (package host) is the usual one. Dispatch must not panic; it is called
 // from the goroutine running the module, one call at a time per run.

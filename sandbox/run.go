@@ -151,7 +151,7 @@ type RunConfig struct {
 	Deterministic bool
 
 	// Host serves the module's calls to skillrun's host functions (the
-	// "skillrun" import module, ABI.md), usually a *host.Env built for
+	// "skillrun" import module, docs/contracts/abi.md), usually a *host.Env built for
 	// this run. nil answers every such call with the error code
 	// "unavailable". Host must not be shared by runs that should not see
 	// each other's output.

@@ -1,7 +1,7 @@
 // Command skillrun validates, discloses, builds and runs Agent Skills whose
 // scripts are WebAssembly modules confined to declared capabilities.
 //
-// Exit codes are a contract (see DESIGN.md): 0 success, 1 the skill or
+// Exit codes are a contract (docs/contracts/exit-codes.md): 0 success, 1 the skill or
 // request was invalid, 2 usage or I/O error; `skillrun run` adds 124, 125
 // and 126.
 package main

@@ -25,8 +25,7 @@ import (
 	"github.com/skillrun/skillrun/skills"
 )
 
-// Exit codes of `skillrun run` for skillrun's own failures (DESIGN.md
-// "Contracts"); any other code is the script's own.
+// Exit codes of `skillrun run` for skillrun's own failures (docs/contracts/exit-codes.md); any other code is the script's own.
 const (
 	exitTimeout = 124
 	exitSandbox = 125
@@ -263,8 +262,7 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 }
 
 // runExit turns the end of a run into the command's result: the
-// script's exit code, or skillrun's own codes for its failures (DESIGN.md
-// "Contracts").
+// script's exit code, or skillrun's own codes for its failures (docs/contracts/exit-codes.md).
 func runExit(label string, res *sandbox.Result, err error) error {
 	switch {
 	case errors.Is(err, scripts.ErrNotRunnable):

@@ -39,8 +39,8 @@ the case names (a case cannot widen what the skill declares), each in a
 fresh copy of its workspace, in parallel. A case is a TOML file, or a txtar
 archive whose comment is that TOML and whose files are stdin, stdout,
 stderr, workspace/PATH and expect/PATH; trigger cases check which phrasings
-find the skill, session cases run a scripted plan. See the skilltest
-package for the keys.
+find the skill, session cases run a scripted plan. docs/authoring.md
+(Testing a skill) lists the keys.
 
 PATH is a skill folder or a folder of skills (default: the current folder).
 It prints ok or FAIL for each case, a diff for a wrong output, and a

@@ -1,6 +1,6 @@
 /*
  * skillrun.h: skillrun's host functions (ABI version 1) for C guests.
- * ABI.md at the root of the skillrun repository specifies them.
+ * docs/contracts/abi.md in the skillrun repository specifies them.
  *
  * Build a guest with, for example:
  *   clang --target=wasm32-wasi --sysroot=/usr -O2 -I guest/include -o x.wasm x.c

@@ -1,6 +1,6 @@
 // Package abi is the wire format of skillrun's host ABI, shared by the
 // host side (package host, wired into guests by package sandbox) and the
-// guest SDK (package guest). ABI.md at the repository root is its
+// guest SDK (package guest). docs/contracts/abi.md is its
 // specification; this package is its one implementation.
 //
 // Every host function takes a request and gives a response envelope, both
@@ -45,7 +45,7 @@ const (
 
 // Names of the host functions, as imported from [Module]. Each but
 // [FuncABIVersion] and [FuncTake] has the Wasm signature
-// (req_ptr i32, req_len i32) -> i32; see ABI.md.
+// (req_ptr i32, req_len i32) -> i32; see docs/contracts/abi.md.
 const (
 	FuncABIVersion    = "abi_version"
 	FuncTake          = "take"
@@ -240,7 +240,7 @@ func CheckJSON(b []byte) error {
 	return nil
 }
 
-// Requests and results of the host functions. ABI.md describes each.
+// Requests and results of the host functions. docs/contracts/abi.md describes each.
 
 // LogRequest is the request of [FuncLog]. Level is debug, info, warn or
 // error ("" is info).

@@ -4,7 +4,7 @@
 // reads call records from stdin and makes each call to the skillrun host
 // functions through raw imports, with the record's payload or with the
 // record's raw pointer and length (anywhere, in bounds or not). It checks
-// what the ABI promises the guest (ABI.md): every call returns a length
+// what the ABI promises the guest (docs/contracts/abi.md): every call returns a length
 // from 0 to MaxPayload, take returns the length or -1, -2 or -3, and
 // every response taken is a well-formed envelope with a known error code.
 // A broken promise is a line starting with "BAD"; the last line is
