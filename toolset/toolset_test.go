@@ -2,8 +2,6 @@ package toolset_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
@@ -23,24 +22,6 @@ import (
 var sharedRunner = sync.OnceValues(func() (*scripts.Runner, error) {
 	return scripts.New(context.Background(), &scripts.Options{Sandbox: &sandbox.Options{NoCache: true}})
 })
-
-// mixedFolder is one folder holding every kind skillrun serves, copied
-// from the examples: an Agent Skill with a script (word-count), Markdown
-// skills (.AchillesSkills) and YAML skill, tool and agent modules.
-func mixedFolder(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for dst, src := range map[string]string{
-		"py-csv-report":   "../examples/py-csv-report",
-		".AchillesSkills": "../examples/achilles/.AchillesSkills",
-		"skills":          "../examples/yamlmod/skills",
-		"tools":           "../examples/yamlmod/tools",
-		"agents":          "../examples/yamlmod/agents",
-	} {
-		require.NoError(t, os.CopyFS(filepath.Join(dir, dst), os.DirFS(src)))
-	}
-	return dir
-}
 
 func names(defs []host.ToolDef) []string {
 	var out []string
@@ -68,7 +49,7 @@ func skillNames(list []*skills.Skill) []string {
 func TestSameTools(t *testing.T) {
 	rt, err := sharedRunner()
 	require.NoError(t, err)
-	dir := mixedFolder(t)
+	dir := testkit.MixedFolder(t, "../examples")
 	cat := toolset.Discover([]skills.Root{{Dir: dir, Origin: skills.OriginPath}}, nil)
 	assert.Equal(t, []string{"py-csv-report", "text-report"}, skillNames(cat.Skills()), "an Agent Skill and a YAML skill module")
 	require.NotEmpty(t, cat.Markdown)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // TestSameSkillsEveryVerb runs one folder holding an Agent Skill, Markdown
@@ -23,16 +24,7 @@ import (
 // serves the script, the Markdown skills and the YAML actions (package
 // toolset's TestSameTools checks a session's tools are a server's).
 func TestSameSkillsEveryVerb(t *testing.T) {
-	dir := t.TempDir()
-	for dst, src := range map[string]string{
-		"py-csv-report":   "../../examples/py-csv-report",
-		".AchillesSkills": "../../examples/achilles/.AchillesSkills",
-		"skills":          "../../examples/yamlmod/skills",
-		"tools":           "../../examples/yamlmod/tools",
-		"agents":          "../../examples/yamlmod/agents",
-	} {
-		require.NoError(t, os.CopyFS(filepath.Join(dir, dst), os.DirFS(src)))
-	}
+	dir := testkit.MixedFolder(t, "../../examples")
 	want := []string{"py-csv-report", "text-report"}
 
 	var out bytes.Buffer
