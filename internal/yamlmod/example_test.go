@@ -10,8 +10,8 @@ import (
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
-	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/internal/yamlmod"
+	"github.com/skillrun/skillrun/scripts"
 )
 
 // Load a module folder and list what it holds.
