@@ -57,12 +57,12 @@ FUZZ_TARGETS := \
 	capabilities:FuzzParsePolicy capabilities:FuzzPolicyRoundTrip \
 	internal/abi:FuzzDecodeResponse internal/abi:FuzzDecodePayload \
 	host:FuzzDispatch host/mcp:FuzzParseConfig host/mcp:FuzzConfigRoundTrip \
-	agent:FuzzParsePlan agent:FuzzParseDefinition mdskill:FuzzParse \
+	agent:FuzzParsePlan agent:FuzzParseDefinition internal/mdskill:FuzzParse internal/yamlmod:FuzzLoad \
 	sandbox:FuzzRootFS sandbox:FuzzHostFunctions sandbox:FuzzReadSnapshot \
 	guest/interp/sh/internal/awk:FuzzAwk guest/interp/sh/internal/textcmd:FuzzSed \
 	guest/interp/sh/internal/textcmd:FuzzGrep guest/interp/sh/internal/builtin:FuzzPrintf \
 	guest/interp/sh/internal/builtin:FuzzRead guest/interp/sh/internal/filecmd:FuzzDate \
-	skilltest:FuzzParseCase \
+	internal/skilltest:FuzzParseCase \
 	guest/interp/sh/internal/filecmd:FuzzTarExtract internal/pydeps:FuzzParseRequirement \
 	internal/pydeps:FuzzParseVersion
 FUZZPARALLEL  ?= 1
