@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/skillrun/skillrun/agent"
@@ -109,10 +110,14 @@ func (c *Catalog) tools() []*yamlmod.Tool {
 	return out
 }
 
-// toolDirs are the YAML tool modules' folders: code that runs later,
-// which no script or tool may change.
-func (c *Catalog) toolDirs() []string {
+// protected are the skills' and YAML tool modules' folders: code that
+// runs later, which no script or tool may change (named even where
+// fsguard would find them: a zipped skill's folder holds no SKILL.md).
+func (c *Catalog) protected() []string {
 	var out []string
+	for _, s := range c.Discovery.Skills {
+		out = append(out, filepath.Dir(s.Location))
+	}
 	for _, set := range c.yaml {
 		for _, t := range set.Tools {
 			out = append(out, t.Dir)

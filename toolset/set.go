@@ -94,7 +94,7 @@ func New(ctx context.Context, catalog *Catalog, cfg *Config) (*Set, error) {
 		return nil, err
 	}
 	s.grants = grants
-	protected := s.cfg.Runner.ProtectedDirs(catalog.toolDirs()...)
+	protected := s.cfg.Runner.ProtectedDirs(catalog.protected()...)
 	if s.cfg.Workspace != "" {
 		if s.core, err = host.CoreTools(s.cfg.Workspace, s.cfg.WorkspaceGrant, protected...); err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)

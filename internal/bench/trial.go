@@ -350,14 +350,6 @@ func scriptSkills(list []*skills.Skill) map[string]string {
 	return out
 }
 
-func skillDirs(list []*skills.Skill) []string {
-	var out []string
-	for _, s := range list {
-		out = append(out, filepath.Dir(s.Location))
-	}
-	return out
-}
-
 func serverNames(s *PluginSet) []string {
 	out := []string{}
 	for n := range s.MCPServers {
