@@ -2,26 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host/mcp"
-	"github.com/skillrun/skillrun/internal/mdskill"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
@@ -117,16 +108,17 @@ then fails with an error that says what is in use.`,
 			// skills again; clients get tools/list_changed and
 			// resources/list_changed. A Markdown skill's open
 			// conversations end with its old runner.
-			go watchSkills(ctx, found.Roots, reloadEvery, func() {
-				c := toolset.Discover(found.Roots, stderr)
+			go set.Watch(ctx, reloadEvery, func(c *toolset.Catalog) {
 				reportReload(stderr, c.Discovery)
-				set.Reload(c)
 				srv.SetSkills(c.Skills())
 			})
 			if httpAddr == "" {
 				return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 			}
-			return serveHTTP(ctx, stderr, logger, srv, &httpServe{addr: httpAddr, tokenFile: tokenFile, noAuth: noAuth})
+			if err := srv.ListenAndServe(ctx, &mcp.ListenOptions{Addr: httpAddr, TokenFile: tokenFile, NoAuth: noAuth, Notice: stderr, Logger: logger}); err != nil {
+				return usageErr("--http: %v", err)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765; a bare :PORT binds loopback)")
@@ -156,136 +148,5 @@ func reportReload(w io.Writer, d *skills.Discovery) {
 	}
 }
 
-// httpServe is how `skillrun mcp --http` serves: the address, and the
-// bearer token file (empty: the default one) or no authentication.
-type httpServe struct {
-	addr      string
-	tokenFile string
-	noAuth    bool
-}
-
-// serveHTTP binds o.addr (a bare ":PORT" means loopback) and serves until
-// ctx ends, allowing only requests addressed to the bound host and, unless
-// o.noAuth, carrying the bearer token (see mcphttp.go). Connections,
-// headers, bodies and idle time are bounded.
-func serveHTTP(ctx context.Context, stderr io.Writer, logger *slog.Logger, srv *mcp.Server, o *httpServe) error {
-	h, port, err := net.SplitHostPort(o.addr)
-	if err != nil {
-		return usageErr("--http %s: %v", o.addr, err)
-	}
-	if h == "" {
-		h = "127.0.0.1"
-	}
-	var token string
-	if !o.noAuth {
-		path := o.tokenFile
-		if path == "" {
-			if path, err = defaultTokenFile(); err != nil {
-				return usageErr("--http: %v", err)
-			}
-		}
-		var created bool
-		if token, created, err = loadOrCreateToken(path); err != nil {
-			return usageErr("--http: %v", err)
-		}
-		if created {
-			fmt.Fprintf(stderr, "skillrun: wrote a new MCP bearer token to %s (mode 0600)\n", path)
-		}
-		fmt.Fprintf(stderr, "skillrun: MCP clients must send Authorization: Bearer TOKEN, TOKEN the content of %s\n", path)
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(h, port))
-	if err != nil {
-		return usageErr("--http %s: %v", o.addr, err)
-	}
-	bound := ln.Addr().String()
-	allowed := []string{bound}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-		_, p, _ := net.SplitHostPort(bound)
-		allowed = append(allowed, "localhost:"+p)
-	}
-	handler := boundBody(srv.Handler(&mcp.HTTPOptions{AllowedHosts: allowed}))
-	if o.noAuth {
-		fmt.Fprintf(stderr, "skillrun: warning: --no-auth: anyone who can reach %s, any local user included, can call every tool with your grants; use it only behind a reverse proxy that authenticates\n", bound)
-	} else {
-		handler = requireBearer(token, &refusalLog{logger: logger}, handler)
-	}
-	hs := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: httpHeaderTimeout,
-		IdleTimeout:       httpIdleTimeout,
-		MaxHeaderBytes:    httpMaxHeaderBytes,
-	}
-	fmt.Fprintf(stderr, "skillrun: serving MCP on http://%s\n", bound)
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(newLimitListener(ln, httpMaxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
 // reloadEvery is how often `skillrun mcp` looks for changed skill folders.
 const reloadEvery = 2 * time.Second
-
-// watchSkills calls reload whenever the files under roots change (name,
-// size or modification time), checking every interval until ctx ends.
-// Polling keeps it portable and dependency-free; the walk is bounded.
-func watchSkills(ctx context.Context, roots []skills.Root, interval time.Duration, reload func()) {
-	last := fingerprint(roots)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if fp := fingerprint(roots); fp != last {
-				last = fp
-				reload()
-			}
-		}
-	}
-}
-
-// maxWatchEntries bounds one fingerprint walk.
-const maxWatchEntries = 20000
-
-func fingerprint(roots []skills.Root) string {
-	h := sha256.New()
-	n := 0
-	for _, r := range roots {
-		_ = filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil //nolint:nilerr // an unreadable entry is left out of the fingerprint
-			}
-			if n++; n > maxWatchEntries {
-				return fs.SkipAll
-			}
-			if d.IsDir() && p != r.Dir && (strings.HasPrefix(d.Name(), ".") && d.Name() != mdskill.Folder || d.Name() == "node_modules") {
-				return fs.SkipDir
-			}
-			if fi, err := d.Info(); err == nil {
-				fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, fi.Size(), fi.ModTime().UnixNano())
-			}
-			return nil
-		})
-		// The Markdown skills' folder may be a symbolic link, which the
-		// walk does not follow.
-		md := filepath.Join(r.Dir, mdskill.Folder)
-		if entries, err := os.ReadDir(md); err == nil {
-			for _, e := range entries {
-				if n++; n > maxWatchEntries {
-					break
-				}
-				if fi, err := os.Stat(filepath.Join(md, e.Name())); err == nil {
-					fmt.Fprintf(h, "%s\x00%d\x00%d\n", filepath.Join(md, e.Name()), fi.Size(), fi.ModTime().UnixNano())
-				}
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}

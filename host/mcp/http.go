@@ -1,7 +1,8 @@
-package main
+package mcp
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -19,7 +20,7 @@ import (
 	"time"
 )
 
-// `skillrun mcp --http` answers only the operator's clients: every request
+// A server over HTTP (Server.ListenAndServe) answers only the operator's clients: every request
 // must carry the bearer token of the server (Authorization: Bearer TOKEN),
 // which lives in a file only the operator can read. Loopback is not
 // authentication: every local user can connect to 127.0.0.1, and every
@@ -51,10 +52,10 @@ const (
 // tokenFileName is the default token file, in the user's config folder.
 const tokenFileName = "mcp-token"
 
-// defaultTokenFile is where `skillrun mcp --http` keeps its token when
+// DefaultTokenFile is where `skillrun mcp --http` keeps its token when
 // --token-file is not given: $XDG_CONFIG_HOME/skillrun/mcp-token (or the
 // platform's config folder), a place only the operator reads.
-func defaultTokenFile() (string, error) {
+func DefaultTokenFile() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return "", fmt.Errorf("no config folder for the MCP token (%w): name a file with --token-file", err)
@@ -286,4 +287,104 @@ func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.release()
 	return err
+}
+
+// pathErrCause is err without the path an *os.PathError repeats (the
+// message names the file already).
+func pathErrCause(err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// ListenOptions say how [Server.ListenAndServe] serves.
+type ListenOptions struct {
+	// Addr is the address to bind; a bare ":PORT" binds loopback.
+	Addr string
+	// TokenFile holds the bearer token every request must carry ("": the
+	// DefaultTokenFile, made with mode 0600 when missing).
+	TokenFile string
+	// NoAuth serves without a token, for a reverse proxy that
+	// authenticates; a warning says so at every start.
+	NoAuth bool
+	// Notice receives what the operator must know: the address, the
+	// token's file, the warning of NoAuth (nil: discarded).
+	Notice io.Writer
+	// Logger receives the refused requests, at most one line every
+	// refusalEvery (nil: discarded).
+	Logger *slog.Logger
+}
+
+// ListenAndServe serves s over streamable HTTP until ctx ends: only
+// requests addressed to the bound host (DNS rebinding) and, unless
+// o.NoAuth, carrying the bearer token, compared in constant time.
+// Connections, headers, bodies and idle time are bounded. The error is
+// for an address or token file that cannot be used, or a failed server.
+func (s *Server) ListenAndServe(ctx context.Context, o *ListenOptions) error {
+	notice := o.Notice
+	if notice == nil {
+		notice = io.Discard
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	h, port, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Addr, err)
+	}
+	if h == "" {
+		h = "127.0.0.1"
+	}
+	var token string
+	if !o.NoAuth {
+		path := o.TokenFile
+		if path == "" {
+			if path, err = DefaultTokenFile(); err != nil {
+				return err
+			}
+		}
+		var created bool
+		if token, created, err = loadOrCreateToken(path); err != nil {
+			return err
+		}
+		if created {
+			fmt.Fprintf(notice, "skillrun: wrote a new MCP bearer token to %s (mode 0600)\n", path)
+		}
+		fmt.Fprintf(notice, "skillrun: MCP clients must send Authorization: Bearer TOKEN, TOKEN the content of %s\n", path)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(h, port))
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Addr, err)
+	}
+	bound := ln.Addr().String()
+	allowed := []string{bound}
+	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+		_, p, _ := net.SplitHostPort(bound)
+		allowed = append(allowed, "localhost:"+p)
+	}
+	handler := boundBody(s.Handler(&HTTPOptions{AllowedHosts: allowed}))
+	if o.NoAuth {
+		fmt.Fprintf(notice, "skillrun: warning: --no-auth: anyone who can reach %s, any local user included, can call every tool with your grants; use it only behind a reverse proxy that authenticates\n", bound)
+	} else {
+		handler = requireBearer(token, &refusalLog{logger: logger}, handler)
+	}
+	hs := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: httpHeaderTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    httpMaxHeaderBytes,
+	}
+	fmt.Fprintf(notice, "skillrun: serving MCP on http://%s\n", bound)
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(newLimitListener(ln, httpMaxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
