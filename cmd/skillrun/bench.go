@@ -118,93 +118,21 @@ error, 125 results could not be written, 130 interrupted.`,
 
 func runBench(cmd *cobra.Command, f *benchRunFlags, args []string) error {
 	stderr := cmd.ErrOrStderr()
-	if f.attempts < 1 || f.parallel < 1 || f.maxTurns < 1 {
-		return usageErr("--attempts, --parallel and --max-turns must be at least 1")
-	}
-	var shard bench.Shard
-	if f.shard != "" {
-		s, err := bench.ParseShard(f.shard)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		shard = s
-	}
-	tasks, err := loadBenchTasks(args)
+	cfg, err := benchConfig(f, args, stderr)
 	if err != nil {
 		return err
-	}
-	sets, err := bench.LoadPluginSets(f.setsFile)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return usageErr("--sets %s: no such file (ADE-bench keeps plugin sets in %s)", f.setsFile, defaultSetsFile)
-		}
-		return usageErr("%v", err)
-	}
-	// ADE-bench takes the names space-separated in one value; each value
-	// may also hold several, separated by spaces or commas.
-	var names []string
-	for _, v := range f.sets {
-		names = append(names, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })...)
-	}
-	selected, err := sets.Select(names, f.agent)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	for _, s := range selected {
-		if _, notes := bench.ToolFilter(s.AllowedTools); len(notes) > 0 {
-			for _, n := range notes {
-				fmt.Fprintf(stderr, "skillrun: plugin set %s: %s\n", s.Name, n)
-			}
-		}
-	}
-	cfg := &bench.Config{
-		Tasks: tasks, Sets: selected, SetsFile: f.setsFile, ReposDir: f.repos, Agent: f.agent,
-		Attempts: f.attempts, Parallel: f.parallel, Shard: shard, Out: f.out, RunID: f.resume, Resume: f.resume != "",
-		Limits: agent.Limits{MaxTurns: f.maxTurns}, Prices: bench.DefaultPrices, Native: f.native,
-	}
-	if len(f.native) > 0 {
-		if err := native.Check(); err != nil {
-			return &exitError{code: exitSandbox, err: err}
-		}
-	}
-	if cfg.ReposDir == "" {
-		if d, err := os.UserCacheDir(); err == nil {
-			cfg.ReposDir = filepath.Join(d, "skillrun", "repos")
-		}
-	}
-	if f.prices != "" {
-		b, err := os.ReadFile(f.prices)
-		if err != nil {
-			return usageErr("--prices: %v", err)
-		}
-		if cfg.Prices, err = bench.ParsePrices(b, f.prices); err != nil {
-			return usageErr("--prices: %v", err)
-		}
-	}
-	if err := benchProvider(f, cfg, tasks); err != nil {
-		return err
-	}
-	if f.agent != bench.OracleAgent {
-		def, err := sessionAgent(&sessionFlags{agentName: f.agent}, nil, stderr)
-		if err != nil {
-			return err
-		}
-		cfg.AgentDef = def
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
-	if err := f.runLimits.apply(opts); err != nil {
-		return err
-	}
-	if opts.MaxRuns == 0 {
+	if f.runLimits.maxRuns == 0 {
 		// Each of --parallel trials runs one script at a time: room for
 		// them all, within the memory bound still.
 		opts.MaxRuns = max(admission.DefaultRuns(), f.parallel)
 	}
-	rt, err := scripts.New(ctx, opts)
+	rt, err := f.runLimits.newRunner(ctx, opts)
 	if err != nil {
-		return &exitError{code: exitSandbox, err: err}
+		return err
 	}
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
 	cfg.Runner = rt
@@ -234,6 +162,94 @@ func runBench(cmd *cobra.Command, f *benchRunFlags, args []string) error {
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("bench: interrupted; finish it with --resume %s", sum.RunID)}
 	}
 	return &exitError{code: exitSandbox, err: fmt.Errorf("bench: %w; finish it with --resume %s", err, sum.RunID)}
+}
+
+// benchConfig is the run the flags describe: the tasks, the selected
+// plugin sets, the prices, the provider and the agent.
+func benchConfig(f *benchRunFlags, args []string, stderr io.Writer) (*bench.Config, error) {
+	if f.attempts < 1 || f.parallel < 1 || f.maxTurns < 1 {
+		return nil, usageErr("--attempts, --parallel and --max-turns must be at least 1")
+	}
+	var shard bench.Shard
+	if f.shard != "" {
+		s, err := bench.ParseShard(f.shard)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		shard = s
+	}
+	tasks, err := loadBenchTasks(args)
+	if err != nil {
+		return nil, err
+	}
+	selected, err := selectBenchSets(f, stderr)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &bench.Config{
+		Tasks: tasks, Sets: selected, SetsFile: f.setsFile, ReposDir: f.repos, Agent: f.agent,
+		Attempts: f.attempts, Parallel: f.parallel, Shard: shard, Out: f.out, RunID: f.resume, Resume: f.resume != "",
+		Limits: agent.Limits{MaxTurns: f.maxTurns}, Prices: bench.DefaultPrices, Native: f.native,
+	}
+	if len(f.native) > 0 {
+		if err := native.Check(); err != nil {
+			return nil, &exitError{code: exitSandbox, err: err}
+		}
+	}
+	if cfg.ReposDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			cfg.ReposDir = filepath.Join(d, "skillrun", "repos")
+		}
+	}
+	if f.prices != "" {
+		b, err := os.ReadFile(f.prices)
+		if err != nil {
+			return nil, usageErr("--prices: %v", err)
+		}
+		if cfg.Prices, err = bench.ParsePrices(b, f.prices); err != nil {
+			return nil, usageErr("--prices: %v", err)
+		}
+	}
+	if err := benchProvider(f, cfg, tasks); err != nil {
+		return nil, err
+	}
+	if f.agent != bench.OracleAgent {
+		def, err := sessionAgent(&sessionFlags{agentName: f.agent}, nil, stderr)
+		if err != nil {
+			return nil, err
+		}
+		cfg.AgentDef = def
+	}
+	return cfg, nil
+}
+
+// selectBenchSets are the plugin sets --sets names, of the --sets-file; what
+// their allowed-tools lists leave unclear is said on stderr.
+func selectBenchSets(f *benchRunFlags, stderr io.Writer) ([]*bench.PluginSet, error) {
+	sets, err := bench.LoadPluginSets(f.setsFile)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageErr("--sets %s: no such file (ADE-bench keeps plugin sets in %s)", f.setsFile, defaultSetsFile)
+		}
+		return nil, usageErr("%v", err)
+	}
+	// ADE-bench takes the names space-separated in one value; each value
+	// may also hold several, separated by spaces or commas.
+	var names []string
+	for _, v := range f.sets {
+		names = append(names, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })...)
+	}
+	selected, err := sets.Select(names, f.agent)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	for _, s := range selected {
+		_, notes := bench.ToolFilter(s.AllowedTools)
+		for _, n := range notes {
+			fmt.Fprintf(stderr, "skillrun: plugin set %s: %s\n", s.Name, n)
+		}
+	}
+	return selected, nil
 }
 
 // loadBenchTasks loads each argument as a task folder, or every task

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -108,98 +110,113 @@ func parseBuildArgs(args []string) ([]*buildRequest, error) {
 }
 
 func runBuild(cmd *cobra.Command, args []string, asJSON, unconfined bool) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	reqs, err := parseBuildArgs(args)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	opts := &build.Options{Stdout: stderr, Stderr: stderr, CHeaders: map[string][]byte{"skillrun.h": guest.CHeader}, Unconfined: unconfined}
+	b := &builder{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), asJSON: asJSON, code: exitOK, results: []buildResult{},
+		opts: &build.Options{Stdout: cmd.ErrOrStderr(), Stderr: cmd.ErrOrStderr(), CHeaders: map[string][]byte{"skillrun.h": guest.CHeader}, Unconfined: unconfined}}
 	if unconfined {
-		fmt.Fprintln(stderr, "skillrun build: --unconfined: the toolchain runs without confinement and can read any file you can")
+		fmt.Fprintln(b.stderr, "skillrun build: --unconfined: the toolchain runs without confinement and can read any file you can")
 	}
-
-	code := exitOK
-	fail := func(c int, format string, args ...any) {
-		code = max(code, c)
-		fmt.Fprintf(stderr, format+"\n", args...)
-	}
-	results := []buildResult{}
 	for _, req := range reqs {
 		paths, err := expandSkillPaths(req.path)
 		if err != nil {
-			fail(exitUsage, "%s: %v", req.path, err)
+			b.fail(exitUsage, "%s: %v", req.path, err)
 			continue
 		}
 		if len(paths) > 1 && len(req.scripts) > 0 {
-			fail(exitUsage, "%s: holds %d skills; name scripts of one skill (PATH:SCRIPT)", req.path, len(paths))
+			b.fail(exitUsage, "%s: holds %d skills; name scripts of one skill (PATH:SCRIPT)", req.path, len(paths))
 			continue
 		}
 		for _, p := range paths {
-			if strings.EqualFold(filepath.Ext(p), ".zip") {
-				fail(exitUsage, "%s: cannot build inside a .zip archive; unzip the skill and build the folder", p)
-				continue
-			}
-			s, err := skills.Load(p, &skills.LoadOptions{Strict: false})
-			if le, ok := errors.AsType[*skills.LoadError](err); ok {
-				for _, pr := range le.Problems {
-					fmt.Fprintln(stderr, pr.Error())
-				}
-				fail(exitInvalid, "%s: the skill cannot be loaded; nothing built", p)
-				continue
-			} else if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					err = errors.New("no such file or directory")
-				}
-				fail(exitUsage, "%s: %v", p, err)
-				continue
-			}
-			for _, pr := range s.Problems {
-				fmt.Fprintln(stderr, pr.Error())
-			}
-
-			names, c, msg := buildScripts(s, req.scripts)
-			if msg != "" {
-				if c == exitOK {
-					fmt.Fprintln(stderr, msg)
-				} else {
-					fail(c, "%s", msg)
-				}
-			}
-			dir := filepath.Dir(s.Location) // SKILL.md on disk, symlinks resolved
-			for _, name := range names {
-				sc := s.Manifest.Scripts[name]
-				r := buildResult{Path: p, Skill: s.Name, Script: name, Lang: sc.Build.Lang, Output: scriptOutput(sc)}
-				id := s.Name + ":" + name
-				fmt.Fprintf(stderr, "building %s (%s, %s)\n", id, sc.Build.Lang, sc.Build.Dir)
-				err := build.Script(ctx, dir, id, build.Target{Lang: sc.Build.Lang, Dir: sc.Build.Dir, Output: r.Output, Plugin: sc.Kind == skills.KindExtism}, opts)
-				if err != nil {
-					r.Error = err.Error()
-					results = append(results, r)
-					fail(exitInvalid, "%v", err)
-					if ctx.Err() != nil {
-						return &exitError{code: exitInvalid}
-					}
-					continue
-				}
-				if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r.Output))); err == nil {
-					r.Bytes = fi.Size()
-				}
-				results = append(results, r)
-				if !asJSON {
-					fmt.Fprintf(stdout, "built %s -> %s (%s)\n", id, r.Output, humanSize(r.Bytes))
-				}
+			if err := b.skill(ctx, p, req.scripts); err != nil {
+				return err
 			}
 		}
 	}
 	if asJSON {
-		if err := writeJSON(stdout, results); err != nil {
+		if err := writeJSON(b.stdout, b.results); err != nil {
 			return err
 		}
 	}
-	if code != exitOK {
-		return &exitError{code: code}
+	if b.code != exitOK {
+		return &exitError{code: b.code}
+	}
+	return nil
+}
+
+// builder is one `skillrun build`: what it has built and its worst
+// failure so far.
+type builder struct {
+	stdout, stderr io.Writer
+	asJSON         bool
+	opts           *build.Options
+	code           int
+	results        []buildResult
+}
+
+// fail says why something was not built and keeps the worst exit code.
+func (b *builder) fail(c int, format string, args ...any) {
+	b.code = max(b.code, c)
+	fmt.Fprintf(b.stderr, format+"\n", args...)
+}
+
+// skill builds the named scripts of the skill at p (all with a build
+// table when none is named). The error ends the command: interrupted.
+func (b *builder) skill(ctx context.Context, p string, named []string) error {
+	if strings.EqualFold(filepath.Ext(p), ".zip") {
+		b.fail(exitUsage, "%s: cannot build inside a .zip archive; unzip the skill and build the folder", p)
+		return nil
+	}
+	s, err := skills.Load(p, &skills.LoadOptions{Strict: false})
+	if le, ok := errors.AsType[*skills.LoadError](err); ok {
+		for _, pr := range le.Problems {
+			fmt.Fprintln(b.stderr, pr.Error())
+		}
+		b.fail(exitInvalid, "%s: the skill cannot be loaded; nothing built", p)
+		return nil
+	} else if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = errors.New("no such file or directory")
+		}
+		b.fail(exitUsage, "%s: %v", p, err)
+		return nil
+	}
+	for _, pr := range s.Problems {
+		fmt.Fprintln(b.stderr, pr.Error())
+	}
+	names, c, msg := buildScripts(s, named)
+	if msg != "" && c == exitOK {
+		fmt.Fprintln(b.stderr, msg)
+	} else if msg != "" {
+		b.fail(c, "%s", msg)
+	}
+	dir := filepath.Dir(s.Location) // SKILL.md on disk, symlinks resolved
+	for _, name := range names {
+		sc := s.Manifest.Scripts[name]
+		r := buildResult{Path: p, Skill: s.Name, Script: name, Lang: sc.Build.Lang, Output: scriptOutput(sc)}
+		id := s.Name + ":" + name
+		fmt.Fprintf(b.stderr, "building %s (%s, %s)\n", id, sc.Build.Lang, sc.Build.Dir)
+		err := build.Script(ctx, dir, id, build.Target{Lang: sc.Build.Lang, Dir: sc.Build.Dir, Output: r.Output, Plugin: sc.Kind == skills.KindExtism}, b.opts)
+		if err != nil {
+			r.Error = err.Error()
+			b.results = append(b.results, r)
+			b.fail(exitInvalid, "%v", err)
+			if ctx.Err() != nil {
+				return &exitError{code: exitInvalid}
+			}
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r.Output))); err == nil {
+			r.Bytes = fi.Size()
+		}
+		b.results = append(b.results, r)
+		if !b.asJSON {
+			fmt.Fprintf(b.stdout, "built %s -> %s (%s)\n", id, r.Output, humanSize(r.Bytes))
+		}
 	}
 	return nil
 }

@@ -19,16 +19,19 @@ import (
 	"github.com/skillrun/skillrun/toolset"
 )
 
+// mcpFlags are the flags of `skillrun mcp`.
+type mcpFlags struct {
+	httpAddr  string
+	workspace string
+	policy    string
+	mcpConfig string
+	limits    runLimitFlags
+	tokenFile string
+	noAuth    bool
+}
+
 func newMCPCmd() *cobra.Command {
-	var (
-		httpAddr  string
-		workspace string
-		policy    string
-		mcpConfig string
-		limits    runLimitFlags
-		tokenFile string
-		noAuth    bool
-	)
+	var f mcpFlags
 	cmd := &cobra.Command{
 		Use:   "mcp [PATH...]",
 		Short: "Serve skills to any MCP client (stdio, or streamable HTTP with --http)",
@@ -54,81 +57,82 @@ then fails with an error that says what is in use.`,
 		Example: `  skillrun mcp examples --policy policy.toml --workspace .
   skillrun mcp --http 127.0.0.1:8765 examples`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if httpAddr == "" && (tokenFile != "" || noAuth) {
-				return usageErr("--token-file and --no-auth apply to --http only")
-			}
-			if tokenFile != "" && noAuth {
-				return usageErr("--token-file and --no-auth exclude each other: --no-auth serves without a token")
-			}
-			found, err := discoverArgs(cmd, args)
-			if err != nil {
-				return err
-			}
-			var pol *capabilities.Policy
-			if policy != "" {
-				if pol, err = capabilities.LoadPolicy(policy); err != nil {
-					return usageErr("--policy: %v", err)
-				}
-			}
-			stderr := cmd.ErrOrStderr()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer stop()
-			opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
-			if err := limits.apply(opts); err != nil {
-				return err
-			}
-			rt, err := scripts.New(ctx, opts)
-			if err != nil {
-				return &exitError{code: exitSandbox, err: err}
-			}
-			defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
-
-			servers, err := readMCPConfig(mcpConfig)
-			if err != nil {
-				return err
-			}
-			// What the policy grants each skill (bound to it by identity,
-			// again at each reload: a skill that appears later claiming a
-			// granted name gets no grant) and the workspace to the shell
-			// and Markdown skills' steps; the native tier for a skill whose
-			// own policy table trusts it with it.
-			res := &capabilities.Resolver{Policy: pol}
-			set, err := toolset.New(ctx, found.Catalog, &toolset.Config{Runner: rt,
-				Workspace: workspace, WorkspaceGrant: res.Workspace(),
-				Grant: toolset.Resolve(res, stderr), Native: policyNative(pol, stderr),
-				MCPServers: servers, Warn: stderr, Server: true})
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			defer func() { _ = set.Close() }()
-			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			srv := mcp.NewServer(set.Skills(), &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: set.Served()})
-
-			// Hot reload: when a skill folder changes on disk, load the
-			// skills again; clients get tools/list_changed and
-			// resources/list_changed. A Markdown skill's open
-			// conversations end with its old runner.
-			go set.Watch(ctx, reloadEvery, func(c *toolset.Catalog) {
-				reportReload(stderr, c.Discovery)
-				srv.SetSkills(c.Skills())
-			})
-			if httpAddr == "" {
-				return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
-			}
-			if err := srv.ListenAndServe(ctx, &mcp.ListenOptions{Addr: httpAddr, TokenFile: tokenFile, NoAuth: noAuth, Notice: stderr, Logger: logger}); err != nil {
-				return usageErr("--http: %v", err)
-			}
-			return nil
+			return runMCP(cmd, &f, args)
 		},
 	}
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765; a bare :PORT binds loopback)")
-	cmd.Flags().StringVar(&workspace, "workspace", ".", "the host `DIR` scripts see at /workspace (as granted)")
-	cmd.Flags().StringVar(&policy, "policy", "", "operator policy `FILE` granting capabilities per skill")
-	cmd.Flags().StringVar(&mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: bridge those servers' tools, served as mcp__SERVER__TOOL")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --http, the bearer token `FILE` clients must send (default skillrun/mcp-token in the user config folder; made, mode 0600, when missing)")
-	cmd.Flags().BoolVar(&noAuth, "no-auth", false, "with --http, serve without a bearer token (only behind a reverse proxy that authenticates)")
-	addRunLimitFlags(cmd.Flags(), &limits)
+	cmd.Flags().StringVar(&f.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765; a bare :PORT binds loopback)")
+	cmd.Flags().StringVar(&f.workspace, "workspace", ".", "the host `DIR` scripts see at /workspace (as granted)")
+	cmd.Flags().StringVar(&f.policy, "policy", "", "operator policy `FILE` granting capabilities per skill")
+	cmd.Flags().StringVar(&f.mcpConfig, "mcp-config", "", "an mcpServers JSON `FILE`: bridge those servers' tools, served as mcp__SERVER__TOOL")
+	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "with --http, the bearer token `FILE` clients must send (default skillrun/mcp-token in the user config folder; made, mode 0600, when missing)")
+	cmd.Flags().BoolVar(&f.noAuth, "no-auth", false, "with --http, serve without a bearer token (only behind a reverse proxy that authenticates)")
+	addRunLimitFlags(cmd.Flags(), &f.limits)
 	return cmd
+}
+
+// runMCP serves the skills of args (package toolset) over stdio, or
+// over HTTP with --http, until the client or an interrupt ends it.
+func runMCP(cmd *cobra.Command, f *mcpFlags, args []string) error {
+	if f.httpAddr == "" && (f.tokenFile != "" || f.noAuth) {
+		return usageErr("--token-file and --no-auth apply to --http only")
+	}
+	if f.tokenFile != "" && f.noAuth {
+		return usageErr("--token-file and --no-auth exclude each other: --no-auth serves without a token")
+	}
+	found, err := discoverArgs(cmd, args)
+	if err != nil {
+		return err
+	}
+	var pol *capabilities.Policy
+	if f.policy != "" {
+		if pol, err = capabilities.LoadPolicy(f.policy); err != nil {
+			return usageErr("--policy: %v", err)
+		}
+	}
+	servers, err := readMCPConfig(f.mcpConfig)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	rt, err := f.limits.newRunner(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+	// What the policy grants each skill (bound to it by identity,
+	// again at each reload: a skill that appears later claiming a
+	// granted name gets no grant) and the workspace to the shell
+	// and Markdown skills' steps; the native tier for a skill whose
+	// own policy table trusts it with it.
+	res := &capabilities.Resolver{Policy: pol}
+	set, err := toolset.New(ctx, found.Catalog, &toolset.Config{Runner: rt,
+		Workspace: f.workspace, WorkspaceGrant: res.Workspace(),
+		Grant: toolset.Resolve(res, stderr), Native: policyNative(pol, stderr),
+		MCPServers: servers, Warn: stderr, Server: true})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	defer func() { _ = set.Close() }()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv := mcp.NewServer(set.Skills(), &mcp.ServerOptions{Name: "skillrun", Version: "0", Logger: logger, Tools: set.Served()})
+
+	// Hot reload: when a skill folder changes on disk, load the
+	// skills again; clients get tools/list_changed and
+	// resources/list_changed. A Markdown skill's open
+	// conversations end with its old runner.
+	go set.Watch(ctx, reloadEvery, func(c *toolset.Catalog) {
+		reportReload(stderr, c.Discovery)
+		srv.SetSkills(c.Skills())
+	})
+	if f.httpAddr == "" {
+		return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
+	}
+	if err := srv.ListenAndServe(ctx, &mcp.ListenOptions{Addr: f.httpAddr, TokenFile: f.tokenFile, NoAuth: f.noAuth, Notice: stderr, Logger: logger}); err != nil {
+		return usageErr("--http: %v", err)
+	}
+	return nil
 }
 
 // reportReload logs what a hot reload found wrong: a name collision is an

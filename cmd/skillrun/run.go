@@ -162,30 +162,9 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	if isMarkdownSkillFile(target) {
 		return runMarkdownSkill(cmd, f, target)
 	}
-	dir, scriptName := splitTarget(target)
-	s, err := skills.Load(dir, nil)
-	if le, ok := errors.AsType[*skills.LoadError](err); ok {
-		for _, p := range le.Problems {
-			fmt.Fprintln(stderr, p.Error())
-		}
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: the skill cannot be loaded", dir)}
-	}
+	s, scriptName, err := loadTarget(target, stderr)
 	if err != nil {
-		return usageErr("%v", err)
-	}
-	for _, p := range s.Problems {
-		fmt.Fprintln(stderr, p.Error())
-	}
-	if scriptName == "" && (s.Manifest == nil || len(s.Manifest.Scripts) == 0) {
-		return usageErr("%s: skill %s has no scripts in skill.toml; run one of its files as %s:PATH (for example %s:scripts/main.py), or see `skillrun show %s`",
-			dir, termsafe.Quote(s.Name, maxShownName), dir, dir, dir)
-	}
-	if scriptName == "" {
-		names := s.Manifest.ScriptNames()
-		if len(names) != 1 {
-			return usageErr("%s has %d scripts; name one as %s:SCRIPT (%s)", termsafe.Quote(s.Name, maxShownName), len(names), dir, termsafe.String(strings.Join(names, ", ")))
-		}
-		scriptName = names[0]
+		return err
 	}
 	// The names are the skill author's: escaped wherever they are shown.
 	label := termsafe.String(s.Name + ":" + scriptName)
@@ -200,12 +179,17 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 		return err
 	}
 	if !grant.Missing.IsZero() {
-		grant, err = askOrDeny(cmd, f, s, scriptName, grant)
-		if err != nil {
+		if grant, err = askOrDeny(cmd, f, s, scriptName, grant); err != nil {
 			return err
 		}
 	}
-
+	var input []byte
+	if f.input != "" {
+		if !json.Valid([]byte(f.input)) {
+			return usageErr("--input: not a JSON value: %s", f.input)
+		}
+		input = []byte(f.input)
+	}
 	auditor, auditDone, err := openAuditLog(f.audit, stderr) // ownfiles.go: never through a symlink
 	if err != nil {
 		return usageErr("--audit: %v", err)
@@ -213,14 +197,6 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	defer auditDone()
 	if auditor == nil {
 		auditor = audit.Discard
-	}
-
-	var input []byte
-	if f.input != "" {
-		if !json.Valid([]byte(f.input)) {
-			return usageErr("--input: not a JSON value: %s", f.input)
-		}
-		input = []byte(f.input)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
@@ -230,13 +206,9 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	}
 	defer release()
 	sr := &scripts.ScriptRun{
-		Services:     host.Services{Workspace: f.workspace, Auditor: auditor, Logger: guestLogger(stderr)},
-		Args:         scriptArgs,
-		Stdin:        cmd.InOrStdin(),
-		Stdout:       cmd.OutOrStdout(),
-		Stderr:       stderr,
-		Granted:      grant.Granted,
-		Input:        input,
+		Services: host.Services{Workspace: f.workspace, Auditor: auditor, Logger: guestLogger(stderr)},
+		Args:     scriptArgs, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		Granted: grant.Granted, Input: input,
 		Interpreters: runInterpreters(stderr), // source scripts (interpreters.go)
 	}
 	if f.mcpConfig != "" {
@@ -259,6 +231,38 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	}
 	res, err := rt.RunScript(ctx, s, scriptName, sr)
 	return runExit(label, res, err)
+}
+
+// loadTarget loads the skill of PATH[:SCRIPT|:FILE], its problems said
+// on stderr, and names the script to run: the one given, or the skill's
+// only script.
+func loadTarget(target string, stderr io.Writer) (*skills.Skill, string, error) {
+	dir, scriptName := splitTarget(target)
+	s, err := skills.Load(dir, nil)
+	if le, ok := errors.AsType[*skills.LoadError](err); ok {
+		for _, p := range le.Problems {
+			fmt.Fprintln(stderr, p.Error())
+		}
+		return nil, "", &exitError{code: exitUsage, err: fmt.Errorf("%s: the skill cannot be loaded", dir)}
+	}
+	if err != nil {
+		return nil, "", usageErr("%v", err)
+	}
+	for _, p := range s.Problems {
+		fmt.Fprintln(stderr, p.Error())
+	}
+	if scriptName != "" {
+		return s, scriptName, nil
+	}
+	if s.Manifest == nil || len(s.Manifest.Scripts) == 0 {
+		return nil, "", usageErr("%s: skill %s has no scripts in skill.toml; run one of its files as %s:PATH (for example %s:scripts/main.py), or see `skillrun show %s`",
+			dir, termsafe.Quote(s.Name, maxShownName), dir, dir, dir)
+	}
+	names := s.Manifest.ScriptNames()
+	if len(names) != 1 {
+		return nil, "", usageErr("%s has %d scripts; name one as %s:SCRIPT (%s)", termsafe.Quote(s.Name, maxShownName), len(names), dir, termsafe.String(strings.Join(names, ", ")))
+	}
+	return s, names[0], nil
 }
 
 // runExit turns the end of a run into the command's result: the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -55,4 +56,17 @@ func (f *runLimitFlags) apply(o *scripts.Options) error {
 	}
 	o.MaxRunWait = f.maxWait
 	return nil
+}
+
+// newRunner applies the flags to o and makes the runner of a command's
+// scripts (a failure to make it is the sandbox's: exit 125).
+func (f *runLimitFlags) newRunner(ctx context.Context, o *scripts.Options) (*scripts.Runner, error) {
+	if err := f.apply(o); err != nil {
+		return nil, err
+	}
+	rt, err := scripts.New(ctx, o)
+	if err != nil {
+		return nil, &exitError{code: exitSandbox, err: err}
+	}
+	return rt, nil
 }

@@ -124,78 +124,26 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The --skills paths, or the default skill folders (as catalog and
-	// mcp): their skills, Markdown skills and YAML modules; a skill that
-	// cannot be loaded is reported and left out. An agent module named by
-	// --agent scopes the catalog to its skills and tools.
-	found, err := discoverArgs(cmd, f.run.skills)
+	def, catalog, err := sessionCatalog(cmd, f)
 	if err != nil {
 		return err
 	}
-	catalog := found.Catalog
-	def, err := sessionAgent(f, found.Discovery.Skills, stderr)
-	if err != nil {
-		d, scoped, ok := catalog.Agent(f.agentName)
-		if !ok {
-			return err
-		}
-		def, catalog = d, scoped
-	}
-	f.run.warn = stderr
-	r, err := f.run.resolver() // the policy, once, for every skill and the core tools
-	if err != nil {
-		return err
-	}
-	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
-		return usageErr("--workspace %s: not a folder", f.run.workspace)
-	}
-	servers, err := readMCPConfig(f.run.mcpConfig)
-	if err != nil {
-		return err
-	}
-	nativeFor, err := nativeTiers(f.native, f.run.pol, catalog.Skills(), "this session", stderr)
-	if err != nil {
-		return err
-	}
-	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
-	if err != nil {
-		return usageErr("--audit: %v", err)
-	}
-	defer auditDone()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
-	if err := f.runLimits.apply(opts); err != nil {
+	set, done, err := sessionTools(ctx, f, catalog, stderr)
+	if err != nil {
 		return err
 	}
-	rt, err := scripts.New(ctx, opts)
-	if err != nil {
-		return &exitError{code: exitSandbox, err: err}
-	}
-	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
-	// The core tools and the shell have the session's workspace grant; a
-	// broken MCP server or tool is left out, not fatal.
-	set, err := toolset.New(ctx, catalog, &toolset.Config{Runner: rt,
-		Workspace: f.run.workspace, WorkspaceGrant: r.Workspace(),
-		Grant: toolset.Resolve(r, stderr), Native: nativeFor,
-		MCPServers: servers, Auditor: auditor, Warn: stderr})
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	defer func() { _ = set.Close() }()
-
+	defer done()
 	tf, transcriptName, err := openTranscript(f.transcript, cmd.Flags().Changed("transcript"))
 	if err != nil {
 		return usageErr("--transcript: %v", err)
 	}
-	var transcript *agent.Transcript
+	transcript := agent.NewTranscript(io.Discard)
 	if tf != nil {
 		defer tf.Close()
 		transcript = agent.NewTranscript(tf)
-	} else {
-		transcript = agent.NewTranscript(io.Discard)
 	}
-
 	sess := &agent.Session{
 		Provider: prov, Agent: def, Model: f.model,
 		Skills: set.Skills(), Scripts: set, Grant: set.Grant,
@@ -206,8 +154,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		sess.Asker = terminalAsker(cmd.InOrStdin(), stderr)
 	}
 	if !f.quiet {
-		view := &liveView{w: stderr, transcript: transcriptName}
-		sess.Observe = view.show
+		sess.Observe = (&liveView{w: stderr, transcript: transcriptName}).show
 	}
 	res, err := sess.Run(ctx, task)
 	if err != nil {
@@ -220,6 +167,79 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 	if err := transcript.Err(); err != nil {
 		fmt.Fprintf(stderr, "skillrun: writing the transcript %s: %v\n", transcriptName, pathErrCause(err))
 	}
+	return sessionExit(res)
+}
+
+// sessionCatalog is what the session offers: the --skills paths, or the
+// default skill folders (as catalog and mcp), with their Markdown skills
+// and YAML modules (a skill that cannot be loaded is reported and left
+// out), and the agent --agent names. An agent module of the folders
+// scopes the catalog to its skills and tools.
+func sessionCatalog(cmd *cobra.Command, f *sessionFlags) (*agent.Definition, *toolset.Catalog, error) {
+	found, err := discoverArgs(cmd, f.run.skills)
+	if err != nil {
+		return nil, nil, err
+	}
+	def, err := sessionAgent(f, found.Discovery.Skills, cmd.ErrOrStderr())
+	if err != nil {
+		d, scoped, ok := found.Agent(f.agentName)
+		if !ok {
+			return nil, nil, err
+		}
+		return d, scoped, nil
+	}
+	return def, found.Catalog, nil
+}
+
+// sessionTools makes the session's tools (package toolset): the grants
+// of the flags and policy, the core tools and shell with the workspace
+// grant, the MCP servers (a broken one is left out, not fatal), the
+// native tier, the audit log. done releases them.
+func sessionTools(ctx context.Context, f *sessionFlags, catalog *toolset.Catalog, stderr io.Writer) (*toolset.Set, func(), error) {
+	f.run.warn = stderr
+	r, err := f.run.resolver() // the policy, once, for every skill and the core tools
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi, err := os.Stat(f.run.workspace); err != nil || !fi.IsDir() {
+		return nil, nil, usageErr("--workspace %s: not a folder", f.run.workspace)
+	}
+	servers, err := readMCPConfig(f.run.mcpConfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	nativeFor, err := nativeTiers(f.native, f.run.pol, catalog.Skills(), "this session", stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	auditor, auditDone, err := openAuditLog(f.run.audit, stderr) // ownfiles.go: never through a symlink
+	if err != nil {
+		return nil, nil, usageErr("--audit: %v", err)
+	}
+	opts := &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr}
+	rt, err := f.runLimits.newRunner(ctx, opts)
+	if err != nil {
+		auditDone()
+		return nil, nil, err
+	}
+	set, err := toolset.New(ctx, catalog, &toolset.Config{Runner: rt,
+		Workspace: f.run.workspace, WorkspaceGrant: r.Workspace(),
+		Grant: toolset.Resolve(r, stderr), Native: nativeFor,
+		MCPServers: servers, Auditor: auditor, Warn: stderr})
+	if err != nil {
+		_ = rt.Close(context.WithoutCancel(ctx))
+		auditDone()
+		return nil, nil, usageErr("%v", err)
+	}
+	return set, func() {
+		_ = set.Close()
+		_ = rt.Close(context.WithoutCancel(ctx))
+		auditDone()
+	}, nil
+}
+
+// sessionExit is the command's result for how the session ended.
+func sessionExit(res *agent.Result) error {
 	switch res.Outcome {
 	case agent.OutcomeCompleted:
 		return nil
