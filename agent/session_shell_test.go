@@ -7,19 +7,24 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
 
-// shellRunner builds the shell from this tree on first use.
+// shellRunner builds the shell from this tree on first use. Its compile
+// may wait longer than the default bound: under -race on a loaded 2-core
+// machine the shell's compile alone took over 2 minutes.
 var shellRunner = sync.OnceValues(func() (*scripts.Runner, error) {
-	return scripts.New(context.Background(), &scripts.Options{Interpreters: scripts.BuildingInterpreters("", nil)})
+	return scripts.New(context.Background(), &scripts.Options{Interpreters: scripts.BuildingInterpreters("", nil),
+		Sandbox: &sandbox.Options{CompileTimeout: 10 * time.Minute}})
 })
 
 const shellPlan = `
