@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,10 +18,15 @@ import (
 	"github.com/skillrun/skillrun/skills"
 )
 
+// depsFlags are the flags of `skillrun deps`.
+type depsFlags struct {
+	indexURL, findLinks string
+	packages            []string
+	refresh, asJSON     bool
+}
+
 func newDepsCmd() *cobra.Command {
-	var indexURL, findLinks string
-	var packages []string
-	var refresh, asJSON bool
+	var f depsFlags
 	cmd := &cobra.Command{
 		Use:   "deps SKILL [--index-url URL] [--find-links DIR]",
 		Short: "Fetch and pin the pure-Python packages a skill's scripts need",
@@ -55,107 +61,15 @@ had or an import is not provided, 2 usage error.`,
   skillrun deps ./pdf-skill --package pdfkit-lite`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := skills.Load(args[0], nil)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			dir := filepath.Dir(s.Location)
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return usageErr("%s: deps needs the skill as a folder on disk", termsafe.Quote(args[0], 0))
-			}
-			need, err := pydeps.Scan(dir)
-			if err != nil {
-				return &exitError{code: 1, err: fmt.Errorf("%s: %w", termsafe.String(s.Name), err)}
-			}
-			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			provided := builtinPackages()
-			need.UseProvided(provided)
-			reqs := need.Requirements
-			for _, p := range packages {
-				r, err := pydeps.ParseRequirement(p)
-				if err != nil {
-					return usageErr("--package %s: %v", termsafe.Quote(p, 0), err)
-				}
-				r.Source = "--package"
-				reqs = append(reqs, r)
-			}
-			if len(reqs) == 0 && len(need.Unknown) > 0 {
-				// Nothing names a package: the index is not asked.
-				return unknownImports(args[0], s.Name, need.Unknown, reqs)
-			}
-			if len(reqs) == 0 {
-				if asJSON {
-					fmt.Fprintln(out, `{"requirements":[],"wheels":[],"provided":[]}`)
-					return nil
-				}
-				fmt.Fprintf(out, "%s needs no packages beyond the standard library\n", termsafe.String(s.Name))
-				return nil
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer stop()
-			site, err := pydeps.Resolve(ctx, reqs, &pydeps.Options{
-				IndexURL: indexURL, FindLinks: findLinks, Refresh: refresh, Progress: stderr,
-				Provided: provided,
-			})
-			if err != nil {
-				var names []string
-				for _, r := range reqs {
-					names = append(names, r.Name+" ("+r.Source+")")
-				}
-				return &exitError{code: 1, err: fmt.Errorf("%s needs %s: %w", termsafe.String(s.Name), termsafe.String(strings.Join(names, ", ")), err)}
-			}
-			var missing []pydeps.Import
-			for _, im := range need.Unknown {
-				if !site.Provides(im.Module) {
-					missing = append(missing, im)
-				}
-			}
-			if len(missing) > 0 {
-				return unknownImports(args[0], s.Name, missing, reqs)
-			}
-			uses := ""
-			if len(site.Provided) > 0 {
-				var names []string
-				for _, p := range site.Provided {
-					names = append(names, p.String())
-				}
-				uses = fmt.Sprintf("uses %s (built into skillrun's Python)", termsafe.String(strings.Join(names, ", ")))
-			}
-			if len(site.Wheels) == 0 {
-				// Only built-in packages: nothing to fetch or pin, as for a
-				// skill that needs only the standard library.
-				if asJSON {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					return enc.Encode(map[string]any{"skill": s.Name, "wheels": site.Wheels, "provided": site.Provided})
-				}
-				fmt.Fprintf(out, "%s needs no packages beyond the standard library and the built-in ones: it %s\n", termsafe.String(s.Name), uses)
-				return nil
-			}
-			if err := pydeps.SavePin("", dir, site, reqs); err != nil {
-				return &exitError{code: 1, err: fmt.Errorf("pinning the packages of %s: %w", termsafe.String(s.Name), err)}
-			}
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"skill": s.Name, "site": site.Dir, "wheels": site.Wheels, "provided": site.Provided})
-			}
-			for _, w := range site.Wheels {
-				fmt.Fprintf(out, "%s %s  %s\n", termsafe.String(w.Name), termsafe.String(w.Version), w.SHA256[:min(12, len(w.SHA256))])
-			}
-			if uses != "" {
-				fmt.Fprintln(out, uses)
-			}
-			fmt.Fprintf(out, "pinned %d packages for %s (%s)\n", len(site.Wheels), termsafe.String(s.Name), site.Dir)
-			return nil
+			return runDeps(cmd, &f, args[0])
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&indexURL, "index-url", "", "a PEP 503/691 package index `URL` (default: $PIP_INDEX_URL or https://pypi.org/simple; \"none\" for --find-links only)")
-	fl.StringVar(&findLinks, "find-links", "", "a `DIR` of .whl files searched before the index")
-	fl.StringArrayVar(&packages, "package", nil, "a package (a PEP 508 `REQUIREMENT`, e.g. name or name>=1.2) to pin besides what the skill declares; repeatable: how to say which package provides an import skillrun does not know")
-	fl.BoolVar(&refresh, "refresh", false, "ask the index again instead of reusing the last resolution")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	fl.StringVar(&f.indexURL, "index-url", "", "a PEP 503/691 package index `URL` (default: $PIP_INDEX_URL or https://pypi.org/simple; \"none\" for --find-links only)")
+	fl.StringVar(&f.findLinks, "find-links", "", "a `DIR` of .whl files searched before the index")
+	fl.StringArrayVar(&f.packages, "package", nil, "a package (a PEP 508 `REQUIREMENT`, e.g. name or name>=1.2) to pin besides what the skill declares; repeatable: how to say which package provides an import skillrun does not know")
+	fl.BoolVar(&f.refresh, "refresh", false, "ask the index again instead of reusing the last resolution")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	return cmd
 }
 
@@ -212,4 +126,108 @@ func unknownImports(arg, skill string, unknown []pydeps.Import, reqs []pydeps.Re
 	}
 	fmt.Fprintf(&b, `; skillrun does not guess a package from an import's name (anyone may publish one named like it): if you know the package, name it, as in skillrun deps %s --package NAME, or declare it in the script's "# /// script" block or the skill's requirements.txt`, termsafe.Quote(arg, 0))
 	return &exitError{code: 1, err: errors.New(b.String())}
+}
+
+// runDeps finds what the skill at arg's Python scripts need, resolves it
+// against the built-in packages and the index, and pins the wheels.
+func runDeps(cmd *cobra.Command, f *depsFlags, arg string) error {
+	s, err := skills.Load(arg, nil)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	dir := filepath.Dir(s.Location)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErr("%s: deps needs the skill as a folder on disk", termsafe.Quote(arg, 0))
+	}
+	need, err := pydeps.Scan(dir)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("%s: %w", termsafe.String(s.Name), err)}
+	}
+	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	provided := builtinPackages()
+	need.UseProvided(provided)
+	reqs := need.Requirements
+	for _, p := range f.packages {
+		r, err := pydeps.ParseRequirement(p)
+		if err != nil {
+			return usageErr("--package %s: %v", termsafe.Quote(p, 0), err)
+		}
+		r.Source = "--package"
+		reqs = append(reqs, r)
+	}
+	if len(reqs) == 0 && len(need.Unknown) > 0 {
+		// Nothing names a package: the index is not asked.
+		return unknownImports(arg, s.Name, need.Unknown, reqs)
+	}
+	if len(reqs) == 0 {
+		if f.asJSON {
+			fmt.Fprintln(out, `{"requirements":[],"wheels":[],"provided":[]}`)
+			return nil
+		}
+		fmt.Fprintf(out, "%s needs no packages beyond the standard library\n", termsafe.String(s.Name))
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	site, err := pydeps.Resolve(ctx, reqs, &pydeps.Options{
+		IndexURL: f.indexURL, FindLinks: f.findLinks, Refresh: f.refresh, Progress: stderr,
+		Provided: provided,
+	})
+	if err != nil {
+		var names []string
+		for _, r := range reqs {
+			names = append(names, r.Name+" ("+r.Source+")")
+		}
+		return &exitError{code: 1, err: fmt.Errorf("%s needs %s: %w", termsafe.String(s.Name), termsafe.String(strings.Join(names, ", ")), err)}
+	}
+	var missing []pydeps.Import
+	for _, im := range need.Unknown {
+		if !site.Provides(im.Module) {
+			missing = append(missing, im)
+		}
+	}
+	if len(missing) > 0 {
+		return unknownImports(arg, s.Name, missing, reqs)
+	}
+	return printDeps(cmd.OutOrStdout(), f.asJSON, s, dir, site, reqs)
+}
+
+// printDeps pins and reports what a skill needs: the wheels, the
+// packages built into skillrun's Python it uses.
+func printDeps(out io.Writer, asJSON bool, s *skills.Skill, dir string, site *pydeps.Site, reqs []pydeps.Requirement) error {
+	uses := ""
+	if len(site.Provided) > 0 {
+		var names []string
+		for _, p := range site.Provided {
+			names = append(names, p.String())
+		}
+		uses = fmt.Sprintf("uses %s (built into skillrun's Python)", termsafe.String(strings.Join(names, ", ")))
+	}
+	if len(site.Wheels) == 0 {
+		// Only built-in packages: nothing to fetch or pin, as for a
+		// skill that needs only the standard library.
+		if asJSON {
+			enc := json.NewEncoder(out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"skill": s.Name, "wheels": site.Wheels, "provided": site.Provided})
+		}
+		fmt.Fprintf(out, "%s needs no packages beyond the standard library and the built-in ones: it %s\n", termsafe.String(s.Name), uses)
+		return nil
+	}
+	if err := pydeps.SavePin("", dir, site, reqs); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("pinning the packages of %s: %w", termsafe.String(s.Name), err)}
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"skill": s.Name, "site": site.Dir, "wheels": site.Wheels, "provided": site.Provided})
+	}
+	for _, w := range site.Wheels {
+		fmt.Fprintf(out, "%s %s  %s\n", termsafe.String(w.Name), termsafe.String(w.Version), w.SHA256[:min(12, len(w.SHA256))])
+	}
+	if uses != "" {
+		fmt.Fprintln(out, uses)
+	}
+	fmt.Fprintf(out, "pinned %d packages for %s (%s)\n", len(site.Wheels), termsafe.String(s.Name), site.Dir)
+	return nil
 }
