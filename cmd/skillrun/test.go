@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
+	"github.com/skillrun/skillrun/toolset"
 )
 
 type testFlags struct {
@@ -82,55 +85,14 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	var tested []*skills.Skill
-	var empty []string // folders that hold no skill
-	for _, arg := range args {
-		found := skills.FindSkills(arg)
-		if found.Err != nil {
-			return usageErr("%s: %v", arg, found.Err)
-		}
-		for _, p := range found.Problems {
-			fmt.Fprintln(stderr, p.Error())
-		}
-		if len(found.Paths) == 0 {
-			// Like go test's "[no test files]": the other folders still
-			// run; only a command that names no skill at all is wrong.
-			empty = append(empty, arg)
-			continue
-		}
-		for _, p := range found.Paths {
-			s, err := skills.Load(p, nil)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			tested = append(tested, s)
-		}
-	}
-	if len(tested) == 0 {
-		return usageErr("%s: no skill there (no SKILL.md)", strings.Join(empty, ", "))
-	}
-	if !f.asJSON {
-		for _, arg := range empty {
-			fmt.Fprintf(stdout, "?    %s [no skill]\n", termsafe.String(arg))
-		}
+	tested, cases, err := testCases(args, f.asJSON, stdout, stderr)
+	if err != nil {
+		return err
 	}
 	catalog, err := loadSkills(stderr, f.catalog, nil)
 	if err != nil {
 		return err
 	}
-
-	var cases []*skilltest.Case
-	for _, s := range tested {
-		cs, err := skilltest.Load(s)
-		if err != nil {
-			return usageErr("%s: %v", s.Name, err)
-		}
-		if len(cs) == 0 && !f.asJSON {
-			fmt.Fprintf(stdout, "?    %s [no test cases]\n", termsafe.String(s.Name))
-		}
-		cases = append(cases, cs...)
-	}
-
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
@@ -138,7 +100,13 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 		return &exitError{code: exitSandbox, err: err}
 	}
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
-	r := &skilltest.Runner{Scripts: rt, Parallel: f.parallel, Match: match, Update: f.update}
+	// Session cases get what a session over the same folders offers:
+	// their Markdown skills and YAML tools too (package toolset).
+	var roots []skills.Root
+	for _, p := range append(slices.Clone(args), f.catalog...) {
+		roots = append(roots, skills.Root{Dir: p, Origin: skills.OriginPath})
+	}
+	r := &skilltest.Runner{Scripts: rt, Parallel: f.parallel, Match: match, Update: f.update, Modules: toolset.Discover(roots, nil)}
 	if len(catalog) > 0 {
 		r.Catalog = append(append([]*skills.Skill{}, tested...), catalog...)
 	}
@@ -165,6 +133,55 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 		return &exitError{code: exitInvalid}
 	}
 	return nil
+}
+
+// testCases loads the skills under args and their test cases. A folder
+// that holds no skill is reported as "[no skill]" (as go test's "[no test
+// files]") and the others still run; a command naming no skill at all is
+// a usage error.
+func testCases(args []string, asJSON bool, stdout, stderr io.Writer) ([]*skills.Skill, []*skilltest.Case, error) {
+	var tested []*skills.Skill
+	var empty []string // folders that hold no skill
+	for _, arg := range args {
+		found := skills.FindSkills(arg)
+		if found.Err != nil {
+			return nil, nil, usageErr("%s: %v", arg, found.Err)
+		}
+		for _, p := range found.Problems {
+			fmt.Fprintln(stderr, p.Error())
+		}
+		if len(found.Paths) == 0 {
+			empty = append(empty, arg)
+			continue
+		}
+		for _, p := range found.Paths {
+			s, err := skills.Load(p, nil)
+			if err != nil {
+				return nil, nil, usageErr("%v", err)
+			}
+			tested = append(tested, s)
+		}
+	}
+	if len(tested) == 0 {
+		return nil, nil, usageErr("%s: no skill there (no SKILL.md)", strings.Join(empty, ", "))
+	}
+	if !asJSON {
+		for _, arg := range empty {
+			fmt.Fprintf(stdout, "?    %s [no skill]\n", termsafe.String(arg))
+		}
+	}
+	var cases []*skilltest.Case
+	for _, s := range tested {
+		cs, err := skilltest.Load(s)
+		if err != nil {
+			return nil, nil, usageErr("%s: %v", s.Name, err)
+		}
+		if len(cs) == 0 && !asJSON {
+			fmt.Fprintf(stdout, "?    %s [no test cases]\n", termsafe.String(s.Name))
+		}
+		cases = append(cases, cs...)
+	}
+	return tested, cases, nil
 }
 
 // writeJUnitFile writes the JUnit report to path, replacing it whole,
