@@ -415,9 +415,9 @@ func LoadDir(dir string, src Source, plugin string) ([]*Definition, []error) {
 	return load(root.FS(), func(name string) string { return filepath.Join(dir, name) }, src, plugin)
 }
 
-// LoadFS is [LoadDir] for the root directory of fsys (use [fs.Sub] for
+// loadFS is [LoadDir] for the root directory of fsys (use [fs.Sub] for
 // another). Files are named by their path in fsys.
-func LoadFS(fsys fs.FS, src Source, plugin string) ([]*Definition, []error) {
+func loadFS(fsys fs.FS, src Source, plugin string) ([]*Definition, []error) {
 	return load(fsys, func(name string) string { return name }, src, plugin)
 }
 

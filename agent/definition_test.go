@@ -319,9 +319,9 @@ func TestLoadFSTooManyFiles(t *testing.T) {
 	for i := range maxDirFiles + 1 {
 		fsys[fmt.Sprintf("a%d.md", i)] = &fstest.MapFile{Data: []byte("---\nname: a\n---\n")}
 	}
-	defs, errs := LoadFS(fsys, SourceUser, "")
+	defs, errs := loadFS(fsys, SourceUser, "")
 	if defs != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "the limit is 1000") {
-		t.Errorf("LoadFS = %d defs, %v; want the directory refused", len(defs), errs)
+		t.Errorf("loadFS = %d defs, %v; want the directory refused", len(defs), errs)
 	}
 }
 

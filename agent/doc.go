@@ -39,7 +39,7 @@
 //
 // [ParseDefinition] is strict: an unknown key, a value of the wrong type or
 // out of range, an anchor or alias is an error naming the file and line.
-// [LoadDir] and [LoadFS] load every *.md file of a directory; [Builtin]
+// [LoadDir] and [loadFS] load every *.md file of a directory; [Builtin]
 // returns the definitions shipped with skillrun.
 //
 // # Precedence
@@ -70,7 +70,7 @@
 //     ended the session.
 //   - [Limits] and [DefaultLimits]: bounds on turns, tokens, time, tool
 //     calls and the history re-sent to the model.
-//   - [RetryPolicy] and [DefaultRetry]: how a failed provider call that
+//   - [RetryPolicy] and [defaultRetry]: how a failed provider call that
 //     may pass is retried.
 //   - [Skip]: a tool or MCP server the caller left out as broken.
 //
@@ -102,7 +102,7 @@
 //
 // Definitions:
 //   - [Definition]: one agent's settings and system prompt.
-//   - [ParseDefinition], [LoadDir], [LoadFS] and [Builtin]: where
+//   - [ParseDefinition], [LoadDir], [loadFS] and [Builtin]: where
 //     definitions come from.
 //   - [Source] and its values: where a definition came from, in order of
 //     precedence.

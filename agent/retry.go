@@ -9,7 +9,7 @@ import (
 
 // A RetryPolicy says how a session retries a provider call that failed
 // in a way that may pass (rate limits, server errors, lost connections;
-// see [ProviderError.Retryable]). The zero value is [DefaultRetry].
+// see [ProviderError.Retryable]). The zero value is [defaultRetry].
 //
 // The session does the retrying, not the SDKs (whose own retries are
 // turned off), so one policy covers every provider and each retry is in
@@ -26,18 +26,18 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 }
 
-// DefaultRetry is the policy a zero [RetryPolicy] stands for.
-var DefaultRetry = RetryPolicy{Attempts: 4, BaseDelay: 500 * time.Millisecond, MaxDelay: 30 * time.Second}
+// defaultRetry is the policy a zero [RetryPolicy] stands for.
+var defaultRetry = RetryPolicy{Attempts: 4, BaseDelay: 500 * time.Millisecond, MaxDelay: 30 * time.Second}
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Attempts <= 0 {
-		p.Attempts = DefaultRetry.Attempts
+		p.Attempts = defaultRetry.Attempts
 	}
 	if p.BaseDelay <= 0 {
-		p.BaseDelay = DefaultRetry.BaseDelay
+		p.BaseDelay = defaultRetry.BaseDelay
 	}
 	if p.MaxDelay <= 0 {
-		p.MaxDelay = DefaultRetry.MaxDelay
+		p.MaxDelay = defaultRetry.MaxDelay
 	}
 	return p
 }

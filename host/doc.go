@@ -67,9 +67,9 @@
 //     [FetchResponse], checking every redirect hop and connected address.
 //
 // Errors:
-//   - [ErrToolExists]: [Registry.Add] met a name another tool has.
+//   - [errToolExists]: [Registry.Add] met a name another tool has.
 //   - [ErrUnknownTool]: [Registry.Call] met a name no tool has.
 //   - [ErrInvalidFetch]: a fetch request refused for its form.
-//   - [ErrTooManyRedirects]: a fetch met more redirects than
+//   - [errTooManyRedirects]: a fetch met more redirects than
 //     [FetchOptions.MaxRedirects] allows.
 package host

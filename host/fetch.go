@@ -47,9 +47,9 @@ var (
 	// the grant: a method that is not allowed, a URL that is not http or
 	// https, a body over 1 MiB, a bad header.
 	ErrInvalidFetch = errors.New("invalid fetch request")
-	// ErrTooManyRedirects matches a fetch that met more redirects than
+	// errTooManyRedirects matches a fetch that met more redirects than
 	// [FetchOptions.MaxRedirects] allows.
-	ErrTooManyRedirects = errors.New("too many redirects")
+	errTooManyRedirects = errors.New("too many redirects")
 )
 
 // A FetchRequest is one HTTP request a guest asks the host to make. It is
@@ -94,7 +94,7 @@ type FetchOptions struct {
 	// body. Zero means 30 seconds.
 	Timeout time.Duration
 	// MaxRedirects bounds the redirects followed; more is an error
-	// matching [ErrTooManyRedirects]. Zero means 5; a negative value
+	// matching [errTooManyRedirects]. Zero means 5; a negative value
 	// follows none and returns the redirect response itself, so the guest
 	// can follow it with a new, newly checked, fetch.
 	MaxRedirects int
@@ -254,8 +254,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req *FetchRequest) (*FetchResponse,
 		if de, ok := errors.AsType[*capabilities.DeniedError](err); ok {
 			return de
 		}
-		if errors.Is(err, ErrTooManyRedirects) {
-			return fmt.Errorf("fetch %s: %w", where, ErrTooManyRedirects)
+		if errors.Is(err, errTooManyRedirects) {
+			return fmt.Errorf("fetch %s: %w", where, errTooManyRedirects)
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("fetch %s: %w", where, ctx.Err())
@@ -467,7 +467,7 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		return http.ErrUseLastResponse
 	}
 	if len(via) > f.maxRedirects {
-		return fmt.Errorf("stopped after %d redirects: %w", f.maxRedirects, ErrTooManyRedirects)
+		return fmt.Errorf("stopped after %d redirects: %w", f.maxRedirects, errTooManyRedirects)
 	}
 	ctx := req.Context()
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {

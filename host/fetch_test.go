@@ -345,8 +345,8 @@ func TestFetchRedirectLimit(t *testing.T) {
 		hits.Store(0)
 		f := NewFetcher(grant, &FetchOptions{MaxRedirects: tc.max})
 		_, err := f.Fetch(t.Context(), &FetchRequest{URL: srv.URL})
-		if !errors.Is(err, ErrTooManyRedirects) {
-			t.Errorf("MaxRedirects %d: err = %v, want ErrTooManyRedirects", tc.max, err)
+		if !errors.Is(err, errTooManyRedirects) {
+			t.Errorf("MaxRedirects %d: err = %v, want errTooManyRedirects", tc.max, err)
 		}
 		if int(hits.Load()) != tc.hits {
 			t.Errorf("MaxRedirects %d: %d requests, want %d", tc.max, hits.Load(), tc.hits)

@@ -52,9 +52,9 @@ var reservedSkillTools = []string{ToolSkillSearch, ToolSkillActivate, ToolSkillR
 // name no tool has.
 var ErrUnknownTool = errors.New("unknown tool")
 
-// ErrToolExists is wrapped by the error [Registry.Add] returns for a name
+// errToolExists is wrapped by the error [Registry.Add] returns for a name
 // another tool already has.
-var ErrToolExists = errors.New("tool name already registered")
+var errToolExists = errors.New("tool name already registered")
 
 // validToolName is the tool-name rule of MCP and the Anthropic API.
 var validToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
@@ -104,7 +104,7 @@ func NewRegistry() *Registry {
 // Add registers t under the name of its definition. It compiles the
 // definition's schemas (a schema cannot refer to a file or URL, and is at
 // most [MaxSchemaSize] bytes) and refuses a name that breaks the rules in
-// [Registry] or that another tool has (wrapping [ErrToolExists]).
+// [Registry] or that another tool has (wrapping [errToolExists]).
 func (r *Registry) Add(t Tool) error {
 	if t == nil {
 		return errors.New("host: Add(nil)")
@@ -124,7 +124,7 @@ func (r *Registry) Add(t Tool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.tools[def.Name]; ok {
-		return fmt.Errorf("host: tool %q (%s) not added: %w by %s", def.Name, describeSource(def), ErrToolExists, describeSource(old.def))
+		return fmt.Errorf("host: tool %q (%s) not added: %w by %s", def.Name, describeSource(def), errToolExists, describeSource(old.def))
 	}
 	r.tools[def.Name] = e
 	r.gen++

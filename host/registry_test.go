@@ -89,8 +89,8 @@ func TestRegistryAddDuplicateIs(t *testing.T) {
 	if err := r.Add(tool("x", SourceCore, "")); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Add(tool("x", SourceCore, "")); !errors.Is(err, ErrToolExists) {
-		t.Errorf("second Add error = %v, want ErrToolExists", err)
+	if err := r.Add(tool("x", SourceCore, "")); !errors.Is(err, errToolExists) {
+		t.Errorf("second Add error = %v, want errToolExists", err)
 	}
 	if err := r.Add(nil); err == nil {
 		t.Error("Add(nil) succeeded")

@@ -7,8 +7,8 @@ import (
 
 // Tier names of [RecordTiers]: where a call's scripts ran.
 const (
-	TierWasm   = "wasm"   // in WebAssembly, under wazero
-	TierNative = "native" // as confined host processes (the native tier)
+	tierWasm   = "wasm"   // in WebAssembly, under wazero
+	tierNative = "native" // as confined host processes (the native tier)
 )
 
 type tierKey struct{}
@@ -27,11 +27,11 @@ func RecordTiers(ctx context.Context) (context.Context, func() string) {
 	return context.WithValue(ctx, tierKey{}, rec), func() string {
 		switch w, n := rec.wasm.Load(), rec.native.Load(); {
 		case w && n:
-			return TierWasm + "+" + TierNative
+			return tierWasm + "+" + tierNative
 		case n:
-			return TierNative
+			return tierNative
 		case w:
-			return TierWasm
+			return tierWasm
 		}
 		return ""
 	}

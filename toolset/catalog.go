@@ -22,15 +22,15 @@ type Catalog struct {
 	// Discovery is what skills.Discover found: the Agent Skills, their
 	// problems and the folders that could not be loaded.
 	Discovery *skills.Discovery
-	// Markdown are the Markdown skills (.AchillesSkills) of each root
+	// markdown are the Markdown skills (.AchillesSkills) of each root
 	// that has any.
-	Markdown []*MarkdownRoot
+	markdown []*markdownRoot
 	yaml     []*yamlmod.Set
 	agent    *yamlmod.Agent // the YAML agent module this catalog is scoped to
 }
 
-// A MarkdownRoot is a folder's Markdown skills and its models.json.
-type MarkdownRoot struct {
+// A markdownRoot is a folder's Markdown skills and its models.json.
+type markdownRoot struct {
 	Dir    string
 	Skills []*mdskill.Skill
 	models mdskill.Models
@@ -63,12 +63,12 @@ func Discover(roots []skills.Root, warn io.Writer) *Catalog {
 		if len(list) == 0 {
 			continue
 		}
-		mr := &MarkdownRoot{Dir: r.Dir, Skills: list}
+		mr := &markdownRoot{Dir: r.Dir, Skills: list}
 		mr.models, mr.err = mdskill.LoadModels(r.Dir)
 		if mr.err != nil {
 			fmt.Fprintf(warn, "skillrun: Markdown skills of %s not served: %s\n", termsafe.String(r.Dir), termsafe.String(mr.err.Error()))
 		}
-		c.Markdown = append(c.Markdown, mr)
+		c.markdown = append(c.markdown, mr)
 	}
 	return c
 }
@@ -93,7 +93,7 @@ func (c *Catalog) Skills() []*skills.Skill {
 
 // Empty reports whether the catalog holds nothing at all.
 func (c *Catalog) Empty() bool {
-	return len(c.Discovery.Skills) == 0 && len(c.Markdown) == 0 && len(c.yaml) == 0
+	return len(c.Discovery.Skills) == 0 && len(c.markdown) == 0 && len(c.yaml) == 0
 }
 
 // tools are the YAML tool modules served: all of them, or those whose
@@ -144,7 +144,7 @@ func (c *Catalog) Agent(name string) (def *agent.Definition, scoped *Catalog, ok
 			}
 		}
 		scoped := *c
-		scoped.agent, scoped.Markdown = a, nil
+		scoped.agent, scoped.markdown = a, nil
 		return def, &scoped, true
 	}
 	return nil, nil, false

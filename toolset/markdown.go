@@ -28,7 +28,7 @@ func (s *Set) addMarkdown(reg *host.Registry, c *Catalog) {
 		_ = steps.Add(t)
 	}
 	caller := fallback{steps, reg}
-	for _, root := range c.Markdown {
+	for _, root := range c.markdown {
 		if root.err != nil {
 			continue
 		}

@@ -185,11 +185,8 @@ func (s *Set) Grant(skill string) capabilities.Set {
 	return s.grants[skill]
 }
 
-// Core are the core workspace tools (none without a workspace).
-func (s *Set) Core() []host.Tool { return s.core }
-
-// MCP serves scripts' mcp_call: the bridged servers (nil: none).
-func (s *Set) MCP() host.MCPCaller {
+// mcpCaller serves scripts' mcp_call: the bridged servers (nil: none).
+func (s *Set) mcpCaller() host.MCPCaller {
 	if s.bridge == nil {
 		return nil
 	}
@@ -206,7 +203,7 @@ func (s *Set) Close() error {
 
 // services are what the set's script runs reach beyond their sandbox.
 func (s *Set) services(tools host.ToolCaller) host.Services {
-	return host.Services{Workspace: s.cfg.Workspace, Auditor: s.cfg.Auditor, MCP: s.MCP(), Tools: tools}
+	return host.Services{Workspace: s.cfg.Workspace, Auditor: s.cfg.Auditor, MCP: s.mcpCaller(), Tools: tools}
 }
 
 // warn says something left out, escaped: it quotes strangers' names.

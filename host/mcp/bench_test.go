@@ -12,6 +12,8 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // benchEchoArgs are the arguments of every benchmarked call of the echo
@@ -58,38 +60,31 @@ func BenchmarkToolsCallStdio(b *testing.B) {
 	go func() { done <- s.ServeStdio(ctx, sr, sw) }()
 	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "bench", Version: "v0"}, nil)
 	cs, err := c.Connect(ctx, &mcpsdk.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer func() {
 		_ = cs.Close()
 		_ = sw.Close()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			b.Error("ServeStdio did not return after the client closed")
+			assert.Fail(b, "ServeStdio did not return after the client closed")
 		}
 	}()
-	if err := benchCallEcho(ctx, cs); err != nil { // warm up
-		b.Fatal(err)
-	}
+	require.NoError(b, benchCallEcho(ctx, cs)) // warm up
 
 	// Baseline: the same tool, called directly through the registry.
 	const directN = 20000
 	start := time.Now()
 	for range directN {
 		res, err := reg.Call(ctx, "echo", benchEchoArgs)
-		if err != nil || res.Content != "echo: hi" {
-			b.Fatalf("direct call = %+v, %v", res, err)
-		}
+		require.NoError(b, err, "direct call")
+		require.Equal(b, "echo: hi", res.Content, "direct call")
 	}
 	direct := float64(time.Since(start).Nanoseconds()) / directN
 
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := benchCallEcho(ctx, cs); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, benchCallEcho(ctx, cs))
 	}
 	b.StopTimer()
 	perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
@@ -120,12 +115,8 @@ func BenchmarkHTTPConcurrent(b *testing.B) {
 	for range clients {
 		c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "bench", Version: "v0"}, nil)
 		cs, err := c.Connect(ctx, &mcpsdk.StreamableClientTransport{Endpoint: ts.URL, DisableStandaloneSSE: true}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := benchCallEcho(ctx, cs); err != nil { // warm up
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
+		require.NoError(b, benchCallEcho(ctx, cs)) // warm up
 		all = append(all, cs)
 		sessions <- cs
 	}
@@ -145,7 +136,7 @@ func BenchmarkHTTPConcurrent(b *testing.B) {
 			err := benchCallEcho(ctx, cs)
 			sessions <- cs
 			if err != nil {
-				failed.Do(func() { b.Error(err) })
+				failed.Do(func() { assert.NoError(b, err) })
 				return
 			}
 			calls.Add(1)

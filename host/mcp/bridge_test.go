@@ -12,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/host/mcp"
@@ -81,9 +83,7 @@ func runFakeServer() {
 func fakeConfig(t *testing.T) mcp.ServerConfig {
 	t.Helper()
 	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return mcp.ServerConfig{
 		Command: exe,
 		Args:    []string{"-test.run=^TestFakeMCPServer$"},
@@ -96,9 +96,7 @@ func fakeConfig(t *testing.T) mcp.ServerConfig {
 func startFake(t *testing.T, o *mcp.BridgeOptions) *mcp.Bridge {
 	t.Helper()
 	b := mcp.NewBridge(map[string]mcp.ServerConfig{"fake": fakeConfig(t)}, o)
-	if err := b.Start(t.Context()); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
+	require.NoError(t, b.Start(t.Context()), "Start")
 	t.Cleanup(func() { _ = b.Close() })
 	return b
 }
@@ -106,12 +104,9 @@ func startFake(t *testing.T, o *mcp.BridgeOptions) *mcp.Bridge {
 func callEcho(t *testing.T, b *mcp.Bridge, text string) {
 	t.Helper()
 	res, err := b.CallTool(t.Context(), "fake", "echo", json.RawMessage(`{"text":"`+text+`"}`))
-	if err != nil {
-		t.Fatalf("echo: %v", err)
-	}
-	if res.IsError || res.Content != text {
-		t.Fatalf("echo = %+v, want content %q", res, text)
-	}
+	require.NoError(t, err, "echo")
+	require.False(t, res.IsError, "echo = %+v", res)
+	require.Equal(t, text, res.Content, "echo content")
 }
 
 var _ host.MCPCaller = (*mcp.Bridge)(nil)
@@ -119,63 +114,56 @@ var _ host.MCPCaller = (*mcp.Bridge)(nil)
 func TestBridgeRegister(t *testing.T) {
 	b := startFake(t, nil)
 	r := host.NewRegistry()
-	if err := b.Register(r); err != nil {
-		t.Fatalf("Register: %v", err)
-	}
+	require.NoError(t, b.Register(r), "Register")
 	var names []string
 	for _, d := range r.List() {
 		names = append(names, d.Name)
-		if d.Source != host.SourceMCP {
-			t.Errorf("%s: source %q, want %q", d.Name, d.Source, host.SourceMCP)
-		}
+		assert.Equal(t, host.SourceMCP, d.Source, "%s: source", d.Name)
 	}
 	want := []string{"mcp__fake__crash", "mcp__fake__echo", "mcp__fake__env", "mcp__fake__fail", "mcp__fake__garbage", "mcp__fake__hang"}
-	if !slices.Equal(names, want) {
-		t.Fatalf("registered %v, want %v", names, want)
-	}
+	require.Equal(t, want, names, "registered tools")
 	echo, _ := r.Lookup("mcp__fake__echo")
-	if def := echo.Definition(); def.Description != "Echo the text." || !strings.Contains(string(def.InputSchema), `"text"`) {
-		t.Errorf("echo definition = %+v, want the server's description and input schema", def)
-	}
+	def := echo.Definition()
+	assert.Equal(t, "Echo the text.", def.Description, "echo definition: the server's description")
+	assert.Contains(t, string(def.InputSchema), `"text"`, "echo definition: the server's input schema")
 
 	res, err := r.Call(t.Context(), "mcp__fake__echo", json.RawMessage(`{"text":"hello"}`))
-	if err != nil || res.IsError || res.Content != "hello" {
-		t.Fatalf("Call echo = %+v, %v; want content hello", res, err)
-	}
+	require.NoError(t, err, "Call echo")
+	require.False(t, res.IsError, "Call echo = %+v", res)
+	require.Equal(t, "hello", res.Content, "Call echo")
 	// The registry checks the input against the server's schema.
 	res, err = r.Call(t.Context(), "mcp__fake__echo", json.RawMessage(`{"text":1}`))
-	if err != nil || !res.IsError {
-		t.Errorf("Call echo with a bad input = %+v, %v; want an error result", res, err)
+	if assert.NoError(t, err, "Call echo with a bad input") {
+		assert.True(t, res.IsError, "Call echo with a bad input = %+v; want an error result", res)
 	}
 	res, err = r.Call(t.Context(), "mcp__fake__fail", json.RawMessage(`{}`))
-	if err != nil || !res.IsError || !strings.Contains(res.Content, "it failed on purpose") {
-		t.Errorf("Call fail = %+v, %v; want an error result with the server's message", res, err)
+	if assert.NoError(t, err, "Call fail") {
+		assert.True(t, res.IsError, "Call fail = %+v; want an error result", res)
+		assert.Contains(t, res.Content, "it failed on purpose", "Call fail: want the server's message")
 	}
 	// A bridge failure is an error result too, naming server and tool.
 	res, err = r.Call(t.Context(), "mcp__fake__crash", json.RawMessage(`{}`))
-	if err != nil || !res.IsError || !strings.Contains(res.Content, `"fake"`) || !strings.Contains(res.Content, `"crash"`) {
-		t.Errorf("Call crash = %+v, %v; want an error result naming server and tool", res, err)
+	if assert.NoError(t, err, "Call crash") {
+		assert.True(t, res.IsError, "Call crash = %+v; want an error result", res)
+		assert.Contains(t, res.Content, `"fake"`, "Call crash: want the server named")
+		assert.Contains(t, res.Content, `"crash"`, "Call crash: want the tool named")
 	}
 }
 
 func TestBridgeIsError(t *testing.T) {
 	b := startFake(t, nil)
 	res, err := b.CallTool(t.Context(), "fake", "fail", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.IsError || !strings.Contains(res.Content, "it failed on purpose") {
-		t.Errorf("fail = %+v, want IsError and the message", res)
-	}
+	require.NoError(t, err)
+	assert.True(t, res.IsError, "fail = %+v, want IsError", res)
+	assert.Contains(t, res.Content, "it failed on purpose", "fail: want the message")
 	callEcho(t, b, "still alive")
 }
 
 func TestBridgeCrashRestarts(t *testing.T) {
 	b := startFake(t, &mcp.BridgeOptions{MaxRestarts: 1})
 	for i := range 3 { // a success resets the count of restarts in a row
-		if _, err := b.CallTool(t.Context(), "fake", "crash", nil); err == nil || !strings.Contains(err.Error(), `"fake"`) {
-			t.Fatalf("crash %d: err = %v, want an error naming the server", i, err)
-		}
+		_, err := b.CallTool(t.Context(), "fake", "crash", nil)
+		require.ErrorContains(t, err, `"fake"`, "crash %d: want an error naming the server", i)
 		callEcho(t, b, "back")
 	}
 }
@@ -183,66 +171,61 @@ func TestBridgeCrashRestarts(t *testing.T) {
 func TestBridgeRestartsExhausted(t *testing.T) {
 	b := startFake(t, &mcp.BridgeOptions{MaxRestarts: 2})
 	for i := range 3 { // the first start, then two restarts
-		if _, err := b.CallTool(t.Context(), "fake", "crash", nil); err == nil || errors.Is(err, mcp.ErrServerDown) {
-			t.Fatalf("crash %d: err = %v, want a connection error", i, err)
-		}
+		_, err := b.CallTool(t.Context(), "fake", "crash", nil)
+		require.Error(t, err, "crash %d: want a connection error", i)
+		require.NotErrorIs(t, err, mcp.ErrServerDown, "crash %d: want a connection error", i)
 	}
 	for range 2 {
 		start := time.Now()
 		_, err := b.CallTool(t.Context(), "fake", "echo", json.RawMessage(`{"text":"x"}`))
-		if !errors.Is(err, mcp.ErrServerDown) || !strings.Contains(err.Error(), `"fake"`) {
-			t.Fatalf("echo after restarts ran out: err = %v, want ErrServerDown naming the server", err)
-		}
-		if d := time.Since(start); d > 100*time.Millisecond {
-			t.Errorf("failing took %v, want at once", d)
-		}
+		require.ErrorIs(t, err, mcp.ErrServerDown, "echo after restarts ran out")
+		require.ErrorContains(t, err, `"fake"`, "echo after restarts ran out: want the server named")
+		assert.LessOrEqual(t, time.Since(start), 100*time.Millisecond, "failing took too long, want at once")
 	}
 }
 
 func TestBridgeHangTimesOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out a hanging tool's call timeout (2.6 s); the full suite runs it")
+	}
 	const timeout = 500 * time.Millisecond
 	b := startFake(t, &mcp.BridgeOptions{CallTimeout: timeout})
 	start := time.Now()
 	_, err := b.CallTool(t.Context(), "fake", "hang", nil)
 	elapsed := time.Since(start)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `server "fake" tool "hang"`) {
-		t.Fatalf("hang: err = %v, want a deadline error naming server and tool", err)
-	}
-	if elapsed < timeout || elapsed > timeout+2*time.Second {
-		t.Errorf("hang returned after %v, want about %v", elapsed, timeout)
-	}
+	require.ErrorIs(t, err, context.DeadlineExceeded, "hang")
+	require.ErrorContains(t, err, `server "fake" tool "hang"`, "hang: want server and tool named")
+	assert.GreaterOrEqual(t, elapsed, timeout, "hang returned too early")
+	assert.LessOrEqual(t, elapsed, timeout+2*time.Second, "hang returned too late")
 	callEcho(t, b, "not stuck")
 }
 
 func TestBridgeCallerCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out two callers' deadlines on a hanging tool (2.5 s); the full suite runs it")
+	}
 	b := startFake(t, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := b.CallTool(ctx, "fake", "hang", nil); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("hang with a short ctx: err = %v, want the ctx's error", err)
-	}
+	_, err := b.CallTool(ctx, "fake", "hang", nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "hang with a short ctx: want the ctx's error")
 	// Through a registry, the cancellation of the caller's ctx stays an error.
 	r := host.NewRegistry()
-	if err := b.Register(r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.Register(r))
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel2()
-	if res, err := r.Call(ctx2, "mcp__fake__hang", json.RawMessage(`{}`)); err == nil {
-		t.Fatalf("Call hang with a short ctx = %+v, want an error", res)
-	}
+	res, err := r.Call(ctx2, "mcp__fake__hang", json.RawMessage(`{}`))
+	require.Error(t, err, "Call hang with a short ctx = %+v", res)
 }
 
 func TestBridgeGarbage(t *testing.T) {
 	b := startFake(t, &mcp.BridgeOptions{CallTimeout: 10 * time.Second})
 	start := time.Now()
 	_, err := b.CallTool(t.Context(), "fake", "garbage", nil)
-	if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `server "fake" tool "garbage"`) || !strings.Contains(err.Error(), "not JSON") {
-		t.Fatalf("garbage: err = %v, want a connection error naming server and tool", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("garbage took %v", d)
-	}
+	require.ErrorContains(t, err, `server "fake" tool "garbage"`, "garbage: want a connection error naming server and tool")
+	require.ErrorContains(t, err, "not JSON", "garbage")
+	require.NotErrorIs(t, err, context.DeadlineExceeded, "garbage")
+	assert.LessOrEqual(t, time.Since(start), 5*time.Second, "garbage took too long")
 	callEcho(t, b, "restarted")
 }
 
@@ -251,14 +234,10 @@ func TestBridgeEnv(t *testing.T) {
 	cfg := fakeConfig(t)
 	cfg.Env["GREETING"] = "hi"
 	b := mcp.NewBridge(map[string]mcp.ServerConfig{"fake": cfg}, nil)
-	if err := b.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.Start(t.Context()))
 	defer b.Close()
 	res, err := b.CallTool(t.Context(), "fake", "env", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for kv := range strings.SplitSeq(res.Content, "\n") {
 		name, _, _ := strings.Cut(kv, "=")
@@ -272,9 +251,7 @@ func TestBridgeEnv(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if !slices.Equal(names, want) {
-		t.Errorf("server environment has %v, want only %v", names, want)
-	}
+	assert.Equal(t, want, names, "server environment")
 }
 
 func TestBridgeStartFailure(t *testing.T) {
@@ -285,31 +262,25 @@ func TestBridgeStartFailure(t *testing.T) {
 	}, &mcp.BridgeOptions{StartTimeout: 5 * time.Second})
 	defer b.Close()
 	err := b.Start(t.Context())
-	if err == nil || !strings.Contains(err.Error(), `"missing"`) || !strings.Contains(err.Error(), `"bad"`) || strings.Contains(err.Error(), `"fake"`) {
-		t.Fatalf("Start: err = %v, want errors naming missing and bad only", err)
-	}
+	require.ErrorContains(t, err, `"missing"`, "Start: want errors naming missing and bad only")
+	require.ErrorContains(t, err, `"bad"`, "Start: want errors naming missing and bad only")
+	require.NotContains(t, err.Error(), `"fake"`, "Start: want errors naming missing and bad only")
 	callEcho(t, b, "ok")
 	r := host.NewRegistry()
-	if err := b.Register(r); err == nil || !strings.Contains(err.Error(), `"missing"`) {
-		t.Errorf("Register: err = %v, want one naming missing", err)
-	}
-	if _, ok := r.Lookup("mcp__fake__echo"); !ok {
-		t.Error("the tools of the server that started are not registered")
-	}
-	if _, err := b.CallTool(t.Context(), "missing", "x", nil); err == nil || !strings.Contains(err.Error(), `"missing"`) {
-		t.Errorf("call to missing: err = %v", err)
-	}
-	if _, err := b.CallTool(t.Context(), "nope", "x", nil); !errors.Is(err, mcp.ErrUnknownServer) {
-		t.Errorf("call to an unknown server: err = %v, want ErrUnknownServer", err)
-	}
+	assert.ErrorContains(t, b.Register(r), `"missing"`, "Register: want an error naming missing")
+	_, ok := r.Lookup("mcp__fake__echo")
+	assert.True(t, ok, "the tools of the server that started are not registered")
+	_, err = b.CallTool(t.Context(), "missing", "x", nil)
+	assert.ErrorContains(t, err, `"missing"`, "call to missing")
+	_, err = b.CallTool(t.Context(), "nope", "x", nil)
+	assert.ErrorIs(t, err, mcp.ErrUnknownServer, "call to an unknown server")
 }
 
 func TestBridgeBadArguments(t *testing.T) {
 	b := startFake(t, nil)
 	for _, args := range []string{`[1]`, `{"text":`, `"x"`} {
-		if _, err := b.CallTool(t.Context(), "fake", "echo", json.RawMessage(args)); err == nil {
-			t.Errorf("echo %s: no error", args)
-		}
+		_, err := b.CallTool(t.Context(), "fake", "echo", json.RawMessage(args))
+		assert.Error(t, err, "echo %s", args)
 	}
 	callEcho(t, b, "fine")
 }
@@ -321,8 +292,8 @@ func TestBridgeConcurrent(t *testing.T) {
 		wg.Go(func() {
 			text := strings.Repeat("x", i)
 			res, err := b.CallTool(t.Context(), "fake", "echo", json.RawMessage(`{"text":"`+text+`"}`))
-			if err != nil || res.Content != text {
-				t.Errorf("echo %d = %+v, %v", i, res, err)
+			if assert.NoError(t, err, "echo %d", i) {
+				assert.Equal(t, text, res.Content, "echo %d", i)
 			}
 		})
 	}
@@ -331,10 +302,7 @@ func TestBridgeConcurrent(t *testing.T) {
 
 func TestBridgeClosed(t *testing.T) {
 	b := startFake(t, nil)
-	if err := b.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	if _, err := b.CallTool(t.Context(), "fake", "echo", nil); !errors.Is(err, mcp.ErrBridgeClosed) {
-		t.Errorf("call after Close: err = %v, want ErrBridgeClosed", err)
-	}
+	assert.NoError(t, b.Close(), "Close")
+	_, err := b.CallTool(t.Context(), "fake", "echo", nil)
+	assert.ErrorIs(t, err, mcp.ErrBridgeClosed, "call after Close")
 }

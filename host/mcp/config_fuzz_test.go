@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/host/mcp"
 )
@@ -33,15 +32,28 @@ func FuzzConfigRoundTrip(f *testing.F) {
 			return
 		}
 		text, err := json.Marshal(map[string]any{"mcpServers": servers})
-		if err != nil {
-			t.Fatalf("encoding the parsed config: %v", err)
-		}
+		require.NoError(t, err, "encoding the parsed config")
 		again, err := mcp.ParseConfig(text)
-		if err != nil {
-			t.Fatalf("config %q parsed, but its encoded form %s does not: %v", data, text, err)
-		}
-		if diff := cmp.Diff(servers, again, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("round trip changed the config %q (-first +second):\n%s", data, diff)
-		}
+		require.NoError(t, err, "config %q parsed, but its encoded form %s does not", data, text)
+		require.Equal(t, nilEmpty(servers), nilEmpty(again), "round trip changed the config %q", data)
 	})
+}
+
+// nilEmpty returns servers with empty maps and lists nil: for the round
+// trip, none and an empty one mean the same.
+func nilEmpty(servers map[string]mcp.ServerConfig) map[string]mcp.ServerConfig {
+	if len(servers) == 0 {
+		return nil
+	}
+	out := make(map[string]mcp.ServerConfig, len(servers))
+	for name, c := range servers {
+		if len(c.Args) == 0 {
+			c.Args = nil
+		}
+		if len(c.Env) == 0 {
+			c.Env = nil
+		}
+		out[name] = c
+	}
+	return out
 }

@@ -1,8 +1,9 @@
 package mcp_test
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/skillrun/skillrun/host/mcp"
 )
@@ -20,26 +21,19 @@ func TestParseConfigServerNamespace(t *testing.T) {
 	} {
 		config := "{\n  \"mcpServers\": {\n    \"ok\": {\"command\": \"x\"},\n    \"" + tc.name + "\": {\"command\": \"x\"}\n  }\n}\n"
 		_, err := mcp.ParseConfig([]byte(config))
-		if err == nil {
-			t.Errorf("server name %q accepted", tc.name)
+		if !assert.Error(t, err, "server name %q accepted", tc.name) {
 			continue
 		}
-		msg := err.Error()
 		for _, want := range []string{"line 4: ", `invalid server name "` + tc.name + `"`, `"__"`, `e.g. "` + tc.fix + `"`} {
-			if !strings.Contains(msg, want) {
-				t.Errorf("server %q: error %q does not contain %q", tc.name, msg, want)
-			}
+			assert.ErrorContains(t, err, want, "server %q", tc.name)
 		}
 	}
 	// Single underscores and a leading one stay valid: they cannot be
 	// mistaken for the separator.
 	got, err := mcp.ParseConfig([]byte(`{"mcpServers": {"a_b": {"command": "x"}, "_a": {"command": "x"}, "a-_b": {"command": "x"}}}`))
-	if err != nil || len(got) != 3 {
-		t.Errorf("ParseConfig = %v, %v; want three servers", got, err)
-	}
+	assert.NoError(t, err)
+	assert.Len(t, got, 3, "want three servers")
 	// Every server error has its line, wherever the server is.
 	_, err = mcp.ParseConfig([]byte("{\"mcpServers\": {\n\"a\": {\"command\": \"x\"},\n\n\"b\": {\"cwd\": \"/\"}}}"))
-	if err == nil || !strings.Contains(err.Error(), `line 4: mcp: config: server "b": unknown key "cwd"`) {
-		t.Errorf("error %v, want the line of server b", err)
-	}
+	assert.ErrorContains(t, err, `line 4: mcp: config: server "b": unknown key "cwd"`, "want the line of server b")
 }

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/host/mcp"
 )
@@ -14,19 +15,15 @@ func TestParseConfig(t *testing.T) {
 		"files": {"command": "npx", "args": ["-y", "server-files", "/tmp"], "env": {"DEBUG": "1"}},
 		"web_2": {"url": "https://example.com/mcp"}
 	}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[string]mcp.ServerConfig{
 		"files": {Command: "npx", Args: []string{"-y", "server-files", "/tmp"}, Env: map[string]string{"DEBUG": "1"}},
 		"web_2": {URL: "https://example.com/mcp"},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ParseConfig mismatch (-want +got):\n%s", diff)
-	}
-	if got, err := mcp.ParseConfig([]byte(`{"mcpServers": {}}`)); err != nil || len(got) != 0 {
-		t.Errorf("empty mcpServers = %v, %v; want no servers", got, err)
-	}
+	assert.Equal(t, want, got, "ParseConfig")
+	got, err = mcp.ParseConfig([]byte(`{"mcpServers": {}}`))
+	assert.NoError(t, err, "empty mcpServers")
+	assert.Empty(t, got, "empty mcpServers; want no servers")
 }
 
 func TestParseConfigErrors(t *testing.T) {
@@ -55,12 +52,8 @@ func TestParseConfigErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := mcp.ParseConfig([]byte(tc.config))
-			if err == nil {
-				t.Fatalf("ParseConfig = %v, want an error containing %q", got, tc.want)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not contain %q", err, tc.want)
-			}
+			require.Error(t, err, "ParseConfig = %v, want an error containing %q", got, tc.want)
+			assert.ErrorContains(t, err, tc.want)
 		})
 	}
 }

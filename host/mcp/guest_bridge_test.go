@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
@@ -34,13 +36,10 @@ func buildMCPGuest(t *testing.T) []byte {
 	cmd := exec.Command(goTool, "build", "-o", out, "./host/mcp/testdata/mcpguest")
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off", "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", cmd, err, msg)
-	}
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s:\n%s", cmd, msg)
 	wasm, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return wasm
 }
 
@@ -50,17 +49,16 @@ func buildMCPGuest(t *testing.T) []byte {
 // stdio → server and back; without the mcp grant it is denied before it
 // reaches the bridge.
 func TestGuestCallsBridgedTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds a Go guest and runs it against the fake MCP server (2 s); the full suite runs it")
+	}
 	wasm := buildMCPGuest(t)
 	ctx := t.Context()
 	r, err := sandbox.New(ctx, &sandbox.Options{NoCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	m, err := r.Compile(ctx, wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b := startFake(t, &mcp.BridgeOptions{CallTimeout: 30 * time.Second})
 
 	// run runs the guest with the mcp grant and input; it returns what the
@@ -76,9 +74,8 @@ func TestGuestCallsBridgedTool(t *testing.T) {
 		}
 		var stdout bytes.Buffer
 		res, err := m.Run(ctx, &sandbox.RunConfig{Name: "demo:mcpguest", Host: env, Stdout: &stdout, Stderr: &stdout, Timeout: time.Minute})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("run: %+v %v\n%s", res, err, stdout.String())
-		}
+		require.NoError(t, err, "run: output:\n%s", stdout.String())
+		require.Zero(t, res.ExitCode, "run: exit code; output:\n%s", stdout.String())
 		var mcpEvents []string
 		for _, e := range events {
 			if e.Kind == "mcp" {
@@ -91,30 +88,21 @@ func TestGuestCallsBridgedTool(t *testing.T) {
 	t.Run("granted", func(t *testing.T) {
 		const text = "hello through the bridge ✓"
 		got, events := run(t, []string{"fake/*"}, `{"server":"fake","tool":"echo","args":{"text":"`+text+`"}}`)
-		if want := "result: is_error=false content=" + text; got != want {
-			t.Errorf("guest printed %q, want %q", got, want)
-		}
-		if !slices.Equal(events, []string{"allow fake/echo"}) {
-			t.Errorf("mcp audit events %q, want [allow fake/echo]", events)
-		}
+		assert.Equal(t, "result: is_error=false content="+text, got, "what the guest printed")
+		assert.Equal(t, []string{"allow fake/echo"}, events, "mcp audit events")
 		// A tool's own failure reaches the guest as a result with is_error.
 		got, _ = run(t, []string{"fake/*"}, `{"server":"fake","tool":"fail","args":{}}`)
-		if !strings.HasPrefix(got, "result: is_error=true") || !strings.Contains(got, "it failed on purpose") {
-			t.Errorf("fail: guest printed %q, want an is_error result with the server's message", got)
-		}
+		assert.True(t, strings.HasPrefix(got, "result: is_error=true"), "fail: guest printed %q, want an is_error result", got)
+		assert.Contains(t, got, "it failed on purpose", "fail: want the server's message")
 	})
 
 	t.Run("denied", func(t *testing.T) {
 		got, events := run(t, []string{"other/*"}, `{"server":"fake","tool":"echo","args":{"text":"nope"}}`)
-		if !strings.HasPrefix(got, "error denied: ") || !strings.Contains(got, "fake/echo") || !strings.Contains(got, "--allow-mcp") {
-			t.Errorf("guest printed %q, want a denied error naming fake/echo and --allow-mcp", got)
-		}
-		if strings.Contains(got, "nope") {
-			t.Errorf("guest printed %q: the denied call reached the server", got)
-		}
-		if !slices.Equal(events, []string{"deny fake/echo"}) {
-			t.Errorf("mcp audit events %q, want [deny fake/echo]", events)
-		}
+		assert.True(t, strings.HasPrefix(got, "error denied: "), "guest printed %q, want a denied error", got)
+		assert.Contains(t, got, "fake/echo", "want the denied error to name fake/echo")
+		assert.Contains(t, got, "--allow-mcp", "want the denied error to name --allow-mcp")
+		assert.NotContains(t, got, "nope", "the denied call reached the server")
+		assert.Equal(t, []string{"deny fake/echo"}, events, "mcp audit events")
 	})
 
 	// The bridge still serves the host after the guests' calls.

@@ -13,8 +13,9 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/skills"
@@ -33,9 +34,7 @@ func srvTestSkill(t testing.TB, name string) *skills.Skill {
 		name + "/references/invalid.txt": {Data: []byte{0xff, 0xfe}},
 	}
 	s, err := skills.LoadFS(fsys, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -72,9 +71,7 @@ func srvTestRegistry(t testing.TB) *host.Registry {
 	t.Helper()
 	reg := host.NewRegistry()
 	for _, n := range []string{"echo", "fail", "panic", "bad"} {
-		if err := reg.Add(srvFakeTool{n}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, reg.Add(srvFakeTool{n}))
 	}
 	return reg
 }
@@ -85,15 +82,11 @@ func srvConnect(t *testing.T, s *Server, o *mcpsdk.ClientOptions) *mcpsdk.Client
 	ctx := context.Background()
 	st, ct := mcpsdk.NewInMemoryTransports()
 	ss, err := s.srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { ss.Close() })
 	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "v0"}, o)
 	cs, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
@@ -101,9 +94,7 @@ func srvConnect(t *testing.T, s *Server, o *mcpsdk.ClientOptions) *mcpsdk.Client
 func srvToolNames(t *testing.T, cs *mcpsdk.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
@@ -117,9 +108,7 @@ func srvText(t *testing.T, res *mcpsdk.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
 		tc, ok := c.(*mcpsdk.TextContent)
-		if !ok {
-			t.Fatalf("content %T, want text", c)
-		}
+		require.True(t, ok, "content %T, want text", c)
 		b.WriteString(tc.Text)
 	}
 	return b.String()
@@ -128,9 +117,7 @@ func srvText(t *testing.T, res *mcpsdk.CallToolResult) string {
 func srvCall(t *testing.T, cs *mcpsdk.ClientSession, name string, args any) *mcpsdk.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcpsdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("CallTool(%s): %v", name, err)
-	}
+	require.NoError(t, err, "CallTool(%s)", name)
 	return res
 }
 
@@ -139,22 +126,16 @@ func TestServerTools(t *testing.T) {
 	cs := srvConnect(t, s, nil)
 
 	want := []string{"bad", "echo", "fail", "panic", "skill_activate", "skill_read", "skill_search", "skills_catalog"}
-	if diff := cmp.Diff(want, srvToolNames(t, cs)); diff != "" {
-		t.Errorf("tools mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, srvToolNames(t, cs), "tools")
 
 	list, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tl := range list.Tools {
 		if tl.Name != "echo" {
 			continue
 		}
 		got, _ := json.Marshal(tl.InputSchema)
-		if !strings.Contains(string(got), `"required":["text"]`) {
-			t.Errorf("echo input schema = %s, want the registry's", got)
-		}
+		assert.Contains(t, string(got), `"required":["text"]`, "echo input schema, want the registry's")
 	}
 
 	tests := []struct {
@@ -190,18 +171,13 @@ func TestServerTools(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := srvCall(t, cs, tt.tool, tt.args)
 			got := srvText(t, res)
-			if res.IsError != tt.isError {
-				t.Errorf("IsError = %v, want %v; text:\n%s", res.IsError, tt.isError, got)
-			}
-			if !strings.Contains(got, tt.want) {
-				t.Errorf("text = %q, want it to contain %q", got, tt.want)
-			}
+			assert.Equal(t, tt.isError, res.IsError, "IsError; text:\n%s", got)
+			assert.Contains(t, got, tt.want, "text")
 		})
 	}
 
-	if _, err := cs.CallTool(context.Background(), &mcpsdk.CallToolParams{Name: "nope"}); err == nil {
-		t.Error("calling an unknown tool succeeded, want a protocol error")
-	}
+	_, err = cs.CallTool(context.Background(), &mcpsdk.CallToolParams{Name: "nope"})
+	assert.Error(t, err, "calling an unknown tool succeeded, want a protocol error")
 }
 
 func TestServerResources(t *testing.T) {
@@ -210,9 +186,7 @@ func TestServerResources(t *testing.T) {
 	ctx := context.Background()
 
 	res, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[string]string{}
 	for _, r := range res.Resources {
 		got[r.URI] = r.MIMEType
@@ -225,9 +199,7 @@ func TestServerResources(t *testing.T) {
 		"skill://demo/references/notes.txt":   "text/plain",
 		"skill://demo/scripts/run.py":         "text/plain",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("resources mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, got, "resources")
 
 	tests := []struct {
 		uri      string
@@ -248,18 +220,14 @@ func TestServerResources(t *testing.T) {
 		t.Run(tt.uri, func(t *testing.T) {
 			r, err := cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: tt.uri})
 			if tt.wantFail {
-				if err == nil {
-					t.Fatalf("ReadResource succeeded: %+v", r.Contents[0])
-				}
+				require.Error(t, err, "ReadResource succeeded: %+v", r)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			c := r.Contents[0]
-			if c.MIMEType != tt.mime || c.Text != tt.text || string(c.Blob) != tt.blob {
-				t.Errorf("got mime %q text %q blob %q, want %q %q %q", c.MIMEType, c.Text, c.Blob, tt.mime, tt.text, tt.blob)
-			}
+			assert.Equal(t, tt.mime, c.MIMEType, "MIME type")
+			assert.Equal(t, tt.text, c.Text, "text")
+			assert.Equal(t, tt.blob, string(c.Blob), "blob")
 		})
 	}
 }
@@ -281,30 +249,20 @@ func TestSetSkillsNotifies(t *testing.T) {
 		select {
 		case <-ch:
 		case <-time.After(10 * time.Second):
-			t.Fatalf("no %s/list_changed notification", name)
+			require.FailNow(t, "no list_changed notification", "%s/list_changed", name)
 		}
 	}
-	if slices.Contains(srvToolNames(t, cs), "panic") {
-		t.Error("tool removed from the registry is still served")
-	}
+	assert.NotContains(t, srvToolNames(t, cs), "panic", "tool removed from the registry is still served")
 	res, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Resources) == 0 {
-		t.Fatal("no resources served after SetSkills; want the new skill's files")
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Resources, "no resources served after SetSkills; want the new skill's files")
 	for _, r := range res.Resources {
-		if !strings.HasPrefix(r.URI, "skill://fresh/") {
-			t.Errorf("resource %s served after SetSkills without its skill", r.URI)
-		}
+		assert.True(t, strings.HasPrefix(r.URI, "skill://fresh/"), "resource %s served after SetSkills without its skill", r.URI)
 	}
-	if got := srvText(t, srvCall(t, cs, "skills_catalog", nil)); !strings.Contains(got, "fresh") || strings.Contains(got, "demo") {
-		t.Errorf("catalog after SetSkills:\n%s", got)
-	}
-	if res := srvCall(t, cs, "skill_activate", map[string]any{"name": "demo"}); !res.IsError {
-		t.Error("activating a removed skill succeeded")
-	}
+	got := srvText(t, srvCall(t, cs, "skills_catalog", nil))
+	assert.Contains(t, got, "fresh", "catalog after SetSkills")
+	assert.NotContains(t, got, "demo", "catalog after SetSkills")
+	assert.True(t, srvCall(t, cs, "skill_activate", map[string]any{"name": "demo"}).IsError, "activating a removed skill succeeded")
 }
 
 func TestHandler(t *testing.T) {
@@ -315,20 +273,14 @@ func TestHandler(t *testing.T) {
 	ctx := context.Background()
 	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "v0"}, nil)
 	cs, err := c.Connect(ctx, &mcpsdk.StreamableClientTransport{Endpoint: ts.URL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer cs.Close()
-	if got := srvToolNames(t, cs); !slices.Contains(got, "skills_catalog") {
-		t.Errorf("tools over HTTP = %v", got)
-	}
+	assert.Contains(t, srvToolNames(t, cs), "skills_catalog", "tools over HTTP")
 
 	post := func(t *testing.T, host, origin string) int {
 		t.Helper()
 		req, err := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		req.Host = host
 		if origin != "" {
 			req.Header.Set("Origin", origin)
@@ -336,9 +288,7 @@ func TestHandler(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer resp.Body.Close()
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp.StatusCode
@@ -350,18 +300,14 @@ func TestHandler(t *testing.T) {
 		{"localhost", "http://evil.example"},
 		{"127.0.0.1", "null"},
 	} {
-		if got := post(t, tt.host, tt.origin); got != http.StatusForbidden {
-			t.Errorf("Host %q Origin %q: status %d, want 403", tt.host, tt.origin, got)
-		}
+		assert.Equal(t, http.StatusForbidden, post(t, tt.host, tt.origin), "Host %q Origin %q: status", tt.host, tt.origin)
 	}
 	for _, tt := range []struct{ host, origin string }{
 		{"localhost:1234", ""},
 		{"127.0.0.1", "http://localhost:3000"},
 		{"[::1]:8080", ""},
 	} {
-		if got := post(t, tt.host, tt.origin); got == http.StatusForbidden {
-			t.Errorf("Host %q Origin %q: status 403, want it allowed", tt.host, tt.origin)
-		}
+		assert.NotEqual(t, http.StatusForbidden, post(t, tt.host, tt.origin), "Host %q Origin %q: status 403, want it allowed", tt.host, tt.origin)
 	}
 }
 
@@ -382,9 +328,7 @@ func TestHostAllowed(t *testing.T) {
 		{"", false},
 		{"127.0.0.1", false},
 	} {
-		if got := hostAllowed(allowed, tt.host); got != tt.want {
-			t.Errorf("hostAllowed(%q) = %v, want %v", tt.host, got, tt.want)
-		}
+		assert.Equal(t, tt.want, hostAllowed(allowed, tt.host), "hostAllowed(%q)", tt.host)
 	}
 }
 
@@ -399,20 +343,14 @@ func TestServeStdio(t *testing.T) {
 
 	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "v0"}, nil)
 	cs, err := c.Connect(ctx, &mcpsdk.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := srvText(t, srvCall(t, cs, "skill_read", map[string]any{"name": "demo", "path": "references/guide.md"})); got != "# Guide\n" {
-		t.Errorf("skill_read over stdio = %q", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "# Guide\n", srvText(t, srvCall(t, cs, "skill_read", map[string]any{"name": "demo", "path": "references/guide.md"})), "skill_read over stdio")
 	cs.Close()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Errorf("ServeStdio after the client closed: %v", err)
-		}
+		assert.NoError(t, err, "ServeStdio after the client closed")
 	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStdio did not return after the client closed")
+		require.FailNow(t, "ServeStdio did not return after the client closed")
 	}
 }
 
@@ -426,11 +364,9 @@ func TestServeStdioCancel(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("ServeStdio after cancel = %v, want context.Canceled", err)
-		}
+		assert.ErrorIs(t, err, context.Canceled, "ServeStdio after cancel")
 	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStdio did not return after cancel")
+		require.FailNow(t, "ServeStdio did not return after cancel")
 	}
 }
 

@@ -39,7 +39,7 @@ type Config struct {
 	Model        string
 	Limits       agent.Limits
 	// Retry is how a trial's session retries a failed model call (the
-	// zero value is agent.DefaultRetry).
+	// zero value is the agent package's default retry policy).
 	Retry    agent.RetryPolicy
 	Attempts int
 	Parallel int
