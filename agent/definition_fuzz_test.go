@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -57,9 +57,7 @@ func FuzzParseDefinition(f *testing.F) {
 		if err != nil {
 			t.Fatalf("definition %q parsed, but its formatted form does not: %v\n%s", data, err, text)
 		}
-		if diff := cmp.Diff(d, d2); diff != "" {
-			t.Fatalf("round trip changed the definition (-first +second):\n%s\ninput:\n%q\nformatted:\n%s", diff, data, text)
-		}
+		require.Equal(t, d, d2, "round trip changed the definition (-first +second):\n%s\ninput:\n%q\nformatted:\n", data, text)
 	})
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -85,9 +85,7 @@ func TestParseDefinition(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.want.Source, tt.want.File = SourceUser, "a.md"
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, tt.want, got)
 			if (tt.want.Tools == nil) != (got.Tools == nil) {
 				t.Errorf("Tools nil = %v, want %v", got.Tools == nil, tt.want.Tools == nil)
 			}
@@ -273,9 +271,7 @@ func TestLoadDir(t *testing.T) {
 		"review-pack:planner " + filepath.Join(dir, "planner.md") + " plugin-review-pack-planner",
 		"review-pack:reviewer " + filepath.Join(dir, "reviewer.md") + " plugin-review-pack-reviewer",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, got)
 }
 
 func TestLoadDirErrors(t *testing.T) {

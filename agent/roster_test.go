@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 )
 
 func def(t *testing.T, name string, src Source, plugin, file string) *Definition {
@@ -159,16 +159,12 @@ func TestNewSetPrecedence(t *testing.T) {
 			for _, d := range s.List() {
 				list = append(list, d.File)
 			}
-			if diff := cmp.Diff(tt.list, list); diff != "" {
-				t.Errorf("List mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, tt.list, list, "List")
 			var logs []string
 			if out := strings.TrimSpace(buf.String()); out != "" {
 				logs = strings.Split(out, "\n")
 			}
-			if diff := cmp.Diff(tt.wantLogs, logs); diff != "" {
-				t.Errorf("log mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, tt.wantLogs, logs, "log")
 		})
 	}
 }
@@ -180,9 +176,7 @@ func TestPoolKeys(t *testing.T) {
 	g := def(t, "general", SourceBuiltin, "", "builtin/general.md")
 	got := []string{a.PoolKey(), b.PoolKey(), u.PoolKey(), g.PoolKey()}
 	want := []string{"plugin-alpha-reviewer", "plugin-beta-reviewer", "agent-reviewer", "agent-general"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, got)
 
 	// Both plugins' agents stay in the set, tagged with their plugins and
 	// with distinct pool keys.
@@ -194,9 +188,7 @@ func TestPoolKeys(t *testing.T) {
 		}
 		keys[d.PoolKey()] = d.Plugin
 	}
-	if diff := cmp.Diff(map[string]string{"plugin-alpha-reviewer": "alpha", "plugin-beta-reviewer": "beta"}, keys); diff != "" {
-		t.Errorf("pool keys mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, map[string]string{"plugin-alpha-reviewer": "alpha", "plugin-beta-reviewer": "beta"}, keys, "pool keys")
 }
 
 func TestNewSetNilPanics(t *testing.T) {

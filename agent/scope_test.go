@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/skillrun/skillrun/host"
 )
@@ -88,9 +88,7 @@ func TestScope(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, names(got)); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, tt.want, names(got))
 		})
 	}
 }
@@ -121,9 +119,7 @@ func TestScopeUnknownTools(t *testing.T) {
 	if !ok {
 		t.Fatalf("err = %v (%T), want *UnknownToolsError", err, err)
 	}
-	if diff := cmp.Diff([]string{"nope", "also_nope"}, e.Names); diff != "" {
-		t.Errorf("Names mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"nope", "also_nope"}, e.Names, "Names")
 	const want = `pack/reviewer.md: agent "pack:reviewer" lists unknown tools: nope, also_nope`
 	if err.Error() != want {
 		t.Errorf("err = %q, want %q", err, want)

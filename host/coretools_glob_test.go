@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+
 	"github.com/skillrun/skillrun/capabilities"
 )
 
@@ -87,8 +88,9 @@ func TestParseGlob(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || dir != tt.dir || !cmp.Equal(rest, tt.rest) {
-			t.Errorf("parseGlob(%q) = %q, %q, %v; want %q, %q", tt.pattern, dir, rest, err, tt.dir, tt.rest)
+		if assert.NoError(t, err, "parseGlob(%q)", tt.pattern) {
+			assert.Equal(t, tt.dir, dir, "parseGlob(%q)", tt.pattern)
+			assert.Equal(t, tt.rest, rest, "parseGlob(%q)", tt.pattern)
 		}
 	}
 }
@@ -146,16 +148,12 @@ func TestWorkspaceGlobNewestFirst(t *testing.T) {
 		t.Fatalf("Call = %+v, %v", res, err)
 	}
 	want := "other/notes.md\ndata/deep/z.json\ndata/in.csv\ndata/bin.dat\na.txt\ninside.txt\n"
-	if diff := cmp.Diff(want, res.Content); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, res.Content)
 	var structured struct{ Files []string }
 	if err := json.Unmarshal(res.Structured, &structured); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(strings.Fields(want), structured.Files); diff != "" {
-		t.Errorf("structured files mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, strings.Fields(want), structured.Files, "structured files")
 }
 
 func TestWorkspaceGlobSubGrant(t *testing.T) {
@@ -270,9 +268,7 @@ func TestIsWorkspaceToolEditGlob(t *testing.T) {
 		}
 	}
 	want := []string{"workspace_read", "workspace_write", "workspace_edit", "workspace_list", "workspace_search", "workspace_glob"}
-	if diff := cmp.Diff(want, names); diff != "" {
-		t.Errorf("CoreTools names mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, names, "CoreTools names")
 }
 
 // TestAttackWorkspaceGlobFIFO: a FIFO in the workspace neither hangs

@@ -17,8 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
@@ -142,9 +141,9 @@ func TestFetchAllowed(t *testing.T) {
 		Body:   []byte("POST /echo hello ua=skillrun x=yes"),
 		URL:    srv.URL + "/echo",
 	}
-	if diff := cmp.Diff(want, resp, cmpopts.IgnoreFields(FetchResponse{}, "Headers")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
+	got := *resp
+	got.Headers = nil // checked one by one below
+	assert.Equal(t, want, &got)
 	if got := resp.Headers["X-Multi"]; got != "a, b" {
 		t.Errorf("X-Multi = %q, want %q", got, "a, b")
 	}
@@ -152,9 +151,7 @@ func TestFetchAllowed(t *testing.T) {
 		t.Errorf("hop-by-hop Connection header passed on: %v", resp.Headers)
 	}
 	wantEvents := []audit.Event{{Skill: "s", Script: "x", Kind: "net", Value: fetchServerHost(t, srv), Decision: audit.Allow, Reason: "fetch"}}
-	if diff := cmp.Diff(wantEvents, rec.Events()); diff != "" {
-		t.Errorf("events mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, wantEvents, rec.Events(), "events")
 
 	// GET is the default method, and HEAD has no body.
 	resp, err = f.Fetch(t.Context(), &FetchRequest{URL: srv.URL})
@@ -286,9 +283,7 @@ func TestFetchLoopbackDenialMessage(t *testing.T) {
 		{Skill: "sk", Script: "sc", Kind: "net", Value: value, Decision: audit.Allow, Reason: "fetch"},
 		{Skill: "sk", Script: "sc", Kind: "net", Value: value, Decision: audit.Deny, Reason: want},
 	}
-	if diff := cmp.Diff(wantEvents, rec.Events()); diff != "" {
-		t.Errorf("events mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, wantEvents, rec.Events(), "events")
 }
 
 func TestFetchRedirectHopChecked(t *testing.T) {
@@ -322,9 +317,7 @@ func TestFetchRedirectHopChecked(t *testing.T) {
 		{Kind: "net", Value: a, Decision: audit.Allow, Reason: "redirect 1"},
 		{Kind: "net", Value: d, Decision: audit.Deny, Reason: err.Error()},
 	}
-	if diff := cmp.Diff(wantEvents, rec.Events()); diff != "" {
-		t.Errorf("events mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, wantEvents, rec.Events(), "events")
 
 	_, err = f.Fetch(t.Context(), &FetchRequest{URL: allowed.URL + "/external"})
 	wantFetchDenied(t, err, "evil.example:80", "--allow-net=evil.example")
@@ -613,9 +606,7 @@ func TestFetchCustomRoundTripper(t *testing.T) {
 	f := NewFetcher(fetchGrant(t, "a.example"), &FetchOptions{Transport: rt})
 	_, err := f.Fetch(t.Context(), &FetchRequest{URL: "http://a.example/"})
 	wantFetchDenied(t, err, "b.example:443", "--allow-net=b.example")
-	if diff := cmp.Diff([]string{"http://a.example/"}, urls); diff != "" {
-		t.Errorf("round trips mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"http://a.example/"}, urls, "round trips")
 }
 
 type fetchRoundTripFunc func(*http.Request) (*http.Response, error)

@@ -9,7 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -137,9 +138,7 @@ func TestRegistryListLookupRemove(t *testing.T) {
 	for _, d := range r.List() {
 		names = append(names, d.Name)
 	}
-	if diff := cmp.Diff([]string{"a", "b", "c"}, names); diff != "" {
-		t.Errorf("List mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"a", "b", "c"}, names, "List")
 	if tl, ok := r.Lookup("b"); !ok || tl.Definition().Name != "b" {
 		t.Errorf("Lookup(b) = %v, %v", tl, ok)
 	}
@@ -234,9 +233,7 @@ func TestRegistryCall(t *testing.T) {
 				}
 				return
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Call mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, tt.want, got, "Call")
 		})
 	}
 }

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+
 	"github.com/skillrun/skillrun/skills"
 )
 
@@ -74,9 +75,7 @@ func TestSearch(t *testing.T) {
 		if len(names) > len(tt.want) {
 			names = names[:len(tt.want)]
 		}
-		if diff := cmp.Diff(tt.want, names); diff != "" {
-			t.Errorf("Search(%q) mismatch (-want +got):\n%s", tt.query, diff)
-		}
+		assert.Equal(t, tt.want, names, "Search(%q)", tt.query)
 	}
 }
 
@@ -87,9 +86,7 @@ func TestSearchCarriesDefinition(t *testing.T) {
 		t.Fatalf("Search = %v, %v", got, err)
 	}
 	tl, _ := r.Lookup(got[0].Definition.Name)
-	if diff := cmp.Diff(tl.Definition(), got[0].Definition); diff != "" {
-		t.Errorf("definition mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, tl.Definition(), got[0].Definition, "definition")
 	if got[0].Score <= 0 {
 		t.Errorf("score %v, want > 0", got[0].Score)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"golang.org/x/tools/txtar"
 
 	"github.com/skillrun/skillrun/internal/interp"
@@ -191,9 +191,7 @@ func TestNewValidates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(onDisk, res.Files); diff != "" {
-				t.Errorf("--json files mismatch (-on disk +listed):\n%s", diff)
-			}
+			assert.Equal(t, onDisk, res.Files, "--json files (-on disk +listed):\n")
 			for _, want := range []string{"SKILL.md", "tests/count.txtar"} {
 				if !slices.Contains(res.Files, want) {
 					t.Errorf("no %s in %v", want, res.Files)
@@ -251,9 +249,7 @@ func TestNewRuns(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("skillrun run: exit %d\nstderr: %s", code, stderr)
 			}
-			if diff := cmp.Diff(c.Stdout, stdout); diff != "" {
-				t.Errorf("skillrun run output mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, c.Stdout, stdout, "skillrun run output")
 
 			// -A grants all the script declares, which is at least as much.
 			args = []string{"run", dir + ":" + c.Script, "--workspace", ws, "-A", "--"}
@@ -283,9 +279,7 @@ func TestNewRuns(t *testing.T) {
 				if err != nil {
 					t.Fatalf("native %v: %v", native, err)
 				}
-				if diff := cmp.Diff(c.Stdout, string(out)); diff != "" {
-					t.Errorf("native run output mismatch (-want +got):\n%s", diff)
-				}
+				assert.Equal(t, c.Stdout, string(out), "native run output")
 			}
 		})
 	}
@@ -417,9 +411,7 @@ func TestNewExisting(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout %q, want nothing", stdout)
 			}
-			if diff := cmp.Diff(before, newSnapshot(t, parent)); diff != "" {
-				t.Errorf("%s changed (-before +after):\n%s", parent, diff)
-			}
+			assert.Equal(t, before, newSnapshot(t, parent), "%s changed (-before +after):\n", parent)
 		})
 	}
 }
