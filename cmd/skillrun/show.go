@@ -32,68 +32,74 @@ refused or missing, 2 on a usage or I/O error.`,
   skillrun show examples/csv-stats references/format.md`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := loadOne(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if digest {
-				d, err := s.Digest()
-				if err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
-				if asJSON {
-					return writeJSON(out, map[string]string{"skill": s.Name, "place": s.Place(), "digest": d})
-				}
-				fmt.Fprintln(out, d)
-				return nil
-			}
-			if len(args) == 2 {
-				data, err := s.ReadResource(args[1])
-				if err != nil {
-					// Missing, refused or unreadable: FILE was not what was asked.
-					return &exitError{code: exitInvalid, err: fmt.Errorf("%s: %w", s.Dir, err)}
-				}
-				if asJSON {
-					return writeJSON(out, map[string]string{"skill": s.Name, "path": args[1], "content": string(data)})
-				}
-				_, err = out.Write(data)
-				return err
-			}
-			act, err := s.Activate()
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			runnable := s.RunnableScripts()
-			if asJSON {
-				return writeJSON(out, struct {
-					*skills.Activation
-					Scripts []string `json:"scripts,omitempty"` // what skillrun run DIR:SCRIPT runs
-				}{act, runnable})
-			}
-			fmt.Fprint(out, act.Body)
-			if len(act.Body) > 0 && act.Body[len(act.Body)-1] != '\n' {
-				fmt.Fprintln(out)
-			}
-			fmt.Fprintf(out, "\nFiles of skill %s (read one with: skillrun show %s FILE):\n", termsafe.String(s.Name), termsafe.String(args[0]))
-			for _, f := range act.Files {
-				fmt.Fprintf(out, "  %s\n", termsafe.String(f))
-			}
-			if act.Truncated {
-				fmt.Fprintf(out, "  ... (more than %d files; list truncated)\n", skills.MaxListedFiles)
-			}
-			if len(runnable) > 0 {
-				fmt.Fprintf(out, "\nScripts of skill %s (run one with: skillrun run %s:SCRIPT):\n", termsafe.String(s.Name), termsafe.String(args[0]))
-				for _, name := range runnable {
-					fmt.Fprintf(out, "  %s\n", termsafe.String(name))
-				}
-			}
-			return nil
+			return runShow(cmd, args, asJSON, digest)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&digest, "digest", false, "print the skill's content digest (sha256:...), which a policy can pin")
 	return cmd
+}
+
+// runShow prints a skill's instructions and files, one of its files, or
+// its digest.
+func runShow(cmd *cobra.Command, args []string, asJSON, digest bool) error {
+	s, err := loadOne(cmd, args[0])
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if digest {
+		d, err := s.Digest()
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if asJSON {
+			return writeJSON(out, map[string]string{"skill": s.Name, "place": s.Place(), "digest": d})
+		}
+		fmt.Fprintln(out, d)
+		return nil
+	}
+	if len(args) == 2 {
+		data, err := s.ReadResource(args[1])
+		if err != nil {
+			// Missing, refused or unreadable: FILE was not what was asked.
+			return &exitError{code: exitInvalid, err: fmt.Errorf("%s: %w", s.Dir, err)}
+		}
+		if asJSON {
+			return writeJSON(out, map[string]string{"skill": s.Name, "path": args[1], "content": string(data)})
+		}
+		_, err = out.Write(data)
+		return err
+	}
+	act, err := s.Activate()
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	runnable := s.RunnableScripts()
+	if asJSON {
+		return writeJSON(out, struct {
+			*skills.Activation
+			Scripts []string `json:"scripts,omitempty"` // what skillrun run DIR:SCRIPT runs
+		}{act, runnable})
+	}
+	fmt.Fprint(out, act.Body)
+	if len(act.Body) > 0 && act.Body[len(act.Body)-1] != '\n' {
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintf(out, "\nFiles of skill %s (read one with: skillrun show %s FILE):\n", termsafe.String(s.Name), termsafe.String(args[0]))
+	for _, f := range act.Files {
+		fmt.Fprintf(out, "  %s\n", termsafe.String(f))
+	}
+	if act.Truncated {
+		fmt.Fprintf(out, "  ... (more than %d files; list truncated)\n", skills.MaxListedFiles)
+	}
+	if len(runnable) > 0 {
+		fmt.Fprintf(out, "\nScripts of skill %s (run one with: skillrun run %s:SCRIPT):\n", termsafe.String(s.Name), termsafe.String(args[0]))
+		for _, name := range runnable {
+			fmt.Fprintf(out, "  %s\n", termsafe.String(name))
+		}
+	}
+	return nil
 }
 
 // loadOne loads a single skill leniently, printing warnings on stderr:
