@@ -59,10 +59,7 @@ type validateResult struct {
 }
 
 func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	opts := &skills.LoadOptions{Strict: true}
-	code := exitOK
-	results := []validateResult{}
+	v := &validator{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), asJSON: asJSON, code: exitOK, results: []validateResult{}}
 	for _, arg := range args {
 		md, onlyMD, err := markdownSkills(arg)
 		ym := yamlModuleResults(arg)
@@ -71,70 +68,89 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 			onlyMD = true // nothing else to validate
 		}
 		for _, r := range md {
-			if !r.Valid {
-				code = max(code, exitInvalid)
-			}
-			results = append(results, r)
-			if !asJSON {
-				printValidateResult(stdout, stderr, r)
-			}
+			v.add(r, exitInvalid)
 		}
-		if err != nil || onlyMD {
-			if err != nil {
-				code = max(code, exitUsage)
-				results = append(results, validateResult{Path: arg, Error: err.Error(), Problems: skills.Problems{}})
-				if !asJSON {
-					fmt.Fprintf(stderr, "%s: %v\n", arg, err)
-				}
-			}
+		if err != nil {
+			v.failed(arg, err)
+			continue
+		}
+		if onlyMD {
 			continue
 		}
 		paths, err := expandSkillPaths(arg)
 		if err != nil {
-			code = max(code, exitUsage)
-			results = append(results, validateResult{Path: arg, Error: err.Error(), Problems: skills.Problems{}})
-			if !asJSON {
-				fmt.Fprintf(stderr, "%s: %v\n", arg, err)
-			}
+			v.failed(arg, err)
 			continue
 		}
 		for _, p := range paths {
-			s, err := skills.Load(p, opts)
-			r := validateResult{Path: p, Problems: skills.Problems{}}
-			if s != nil {
-				r.Name = s.Name
-				r.Problems = append(r.Problems, s.Problems...)
-				r.Place = s.Place()
-				if asJSON {
-					if d, derr := s.Digest(); derr == nil {
-						r.Digest = d
-					}
-				}
-			}
-			if le, ok := errors.AsType[*skills.LoadError](err); ok {
-				r.Problems = le.Problems
-				code = max(code, exitInvalid)
-			} else if err != nil {
-				r.Error = err.Error()
-				code = max(code, exitUsage)
-			} else {
-				r.Valid = true
-			}
-			results = append(results, r)
-			if !asJSON {
-				printValidateResult(stdout, stderr, r)
-			}
+			v.skill(p)
 		}
 	}
 	if asJSON {
-		if err := writeJSON(stdout, results); err != nil {
+		if err := writeJSON(v.stdout, v.results); err != nil {
 			return err
 		}
 	}
-	if code != exitOK {
-		return &exitError{code: code}
+	if v.code != exitOK {
+		return &exitError{code: v.code}
 	}
 	return nil
+}
+
+// validator is one `skillrun validate`: its results so far and its worst
+// exit code.
+type validator struct {
+	stdout, stderr io.Writer
+	asJSON         bool
+	code           int
+	results        []validateResult
+}
+
+// add records r, printed unless asJSON; invalid, it costs code.
+func (v *validator) add(r validateResult, code int) {
+	if !r.Valid {
+		v.code = max(v.code, code)
+	}
+	v.results = append(v.results, r)
+	if !v.asJSON {
+		printValidateResult(v.stdout, v.stderr, r)
+	}
+}
+
+// failed records an argument that could not be read (exit 2).
+func (v *validator) failed(arg string, err error) {
+	v.code = max(v.code, exitUsage)
+	v.results = append(v.results, validateResult{Path: arg, Error: err.Error(), Problems: skills.Problems{}})
+	if !v.asJSON {
+		fmt.Fprintf(v.stderr, "%s: %v\n", arg, err)
+	}
+}
+
+// skill validates the skill at p strictly.
+func (v *validator) skill(p string) {
+	s, err := skills.Load(p, &skills.LoadOptions{Strict: true})
+	r := validateResult{Path: p, Problems: skills.Problems{}}
+	if s != nil {
+		r.Name = s.Name
+		r.Problems = append(r.Problems, s.Problems...)
+		r.Place = s.Place()
+		if v.asJSON {
+			if d, derr := s.Digest(); derr == nil {
+				r.Digest = d
+			}
+		}
+	}
+	code := exitOK
+	if le, ok := errors.AsType[*skills.LoadError](err); ok {
+		r.Problems = le.Problems
+		code = exitInvalid
+	} else if err != nil {
+		r.Error = err.Error()
+		code = exitUsage
+	} else {
+		r.Valid = true
+	}
+	v.add(r, code)
 }
 
 func printValidateResult(stdout, stderr io.Writer, r validateResult) {
