@@ -68,6 +68,9 @@ func hostileSkill(t *testing.T, parent, name, toml string, extra map[string]stri
 // read and write) instead of its own. Each core tool a script calls must
 // act with the script's effective grant.
 func TestSessionToolCallUsesScriptGrant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	ws := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "secret.txt"), []byte("TOP-SECRET-42"), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(ws, "out"), 0o755))

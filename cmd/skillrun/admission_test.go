@@ -60,6 +60,9 @@ func admissionServer(t *testing.T, flags ...string) (*mcpsdk.ClientSession, stri
 // workspace, counts the marks there at its start and after its sleep,
 // and removes its mark. Without the bound all of them run at once.
 func TestMCPRunAdmissionAttack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	const calls = 6
 	cs, ws, stderr := admissionServer(t, "--max-runs", "2", "--max-run-wait", "5m")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -94,6 +97,9 @@ func TestMCPRunAdmissionAttack(t *testing.T) {
 // --max-run-wait, then fails with an error result that names the flag
 // and the use, while the run ahead of it goes on and succeeds.
 func TestMCPRunAdmissionWaitBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	cs, ws, stderr := admissionServer(t, "--max-runs", "1", "--max-run-wait", "1s")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -64,6 +64,9 @@ type comparisonJSON struct {
 
 // TestBenchCompare: one run of the examples, compared every way.
 func TestBenchCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	out := benchRunR1(t)
 	t.Run("numbers", func(t *testing.T) { testCompareNumbers(t, out) })
 	t.Run("formats", func(t *testing.T) { testCompareFormats(t, out) })

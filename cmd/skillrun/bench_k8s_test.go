@@ -36,6 +36,9 @@ func k8sJobs(t *testing.T) []*batchv1.Job {
 // pods run one shard each and a merge Job; the commands they run, run
 // here one by one, merge to the totals of the unsharded run.
 func TestK8sJobManifest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	jobs := k8sJobs(t)
 	require.Len(t, jobs, 2)
 	shards, merge := jobs[0], jobs[1]

@@ -52,6 +52,9 @@ func countResults(dir string) int {
 // TestBenchKillResume: a `bench run` killed with SIGKILL mid-way resumes
 // to the totals of a run never interrupted, and keeps what it had.
 func TestBenchKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	const attempts, trials = "2", 24 // the kill lands mid-way
 	whole := runBenchJSON(t, "bench", "run", benchTasks, "--sets", benchSets, "--attempts", attempts, "--out", t.TempDir())
 
@@ -91,6 +94,9 @@ func TestBenchKillResume(t *testing.T) {
 // TestBenchPluginSetNames: --plugin-set takes names as ADE-bench does,
 // space-separated in one value, and also repeated or comma-separated.
 func TestBenchPluginSetNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	for _, args := range [][]string{
 		{"--plugin-set", "example-skills no-plugins"},
 		{"--plugin-set", "example-skills,no-plugins"},

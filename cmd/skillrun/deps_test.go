@@ -89,6 +89,9 @@ func debianWheels(t *testing.T) string {
 // .xlsx and a .pdf with them in the sandbox. Without deps the script
 // fails saying which command fetches the package.
 func TestDepsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	needPython(t)
 	wheels := debianWheels(t)
 	index, hits := wheelIndex(t, wheels)

@@ -53,8 +53,19 @@ func TestScripts(t *testing.T) {
 	// user cache dir): $HOME is per script, and compiling the same Go
 	// guests cold in every `skillrun run` would make the scripts slow.
 	cache := t.TempDir()
+	dir, files := "testdata/script", []string(nil)
+	if testing.Short() {
+		// The quick tier: the scripts that take about a second or so
+		// (the others build guests, run examples and kill runs).
+		dir = ""
+		for _, name := range []string{"validate_mdskill", "attack_symlink", "attack_devnull_prompt", "run_tskill", "show",
+			"search", "attack_terminal", "catalog", "validate", "ownfiles", "attack_limits", "attack_identity"} {
+			files = append(files, filepath.Join("testdata/script", name+".txtar"))
+		}
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir:                 dir,
+		Files:               files,
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
 			// REQUIRE_TOOLCHAINS=1 (CI) turns a missing toolchain into a

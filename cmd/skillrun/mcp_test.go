@@ -371,6 +371,9 @@ func TestMCPNativeTier(t *testing.T) {
 // MCP servers (here: another skillrun serving an inner skill over stdio)
 // and serves their tools as mcp__<server>__<tool>, callable end to end.
 func TestMCPBridgeConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	bin := filepath.Join(t.TempDir(), "skillrun")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

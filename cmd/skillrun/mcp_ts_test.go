@@ -17,6 +17,9 @@ import (
 // TypeScript MCP client (test/mcp-ts/check.mjs, @modelcontextprotocol/sdk),
 // over stdio and over streamable HTTP, using a built skillrun binary.
 func TestMCPTypeScriptClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	const checkDir = "../../test/mcp-ts"
 	var missing []string
 	node, err := exec.LookPath("node")

@@ -69,6 +69,9 @@ func pageErrors(log string) []string {
 // console error, and its charts are drawn: the DOM after load holds the
 // SVG bars.
 func TestHTMLChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	chromium := findChromium(t)
 	dir := t.TempDir()
 

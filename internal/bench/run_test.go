@@ -290,6 +290,9 @@ func TestRunShards(t *testing.T) {
 // the workspace: each trial gets its failure mode, the run goes on, and
 // the next trial has a fresh workspace.
 func TestTrialFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	root := t.TempDir()
 	mk := func(id, test, toml string) *Task {
 		dir := filepath.Join(root, id)

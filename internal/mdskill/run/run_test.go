@@ -127,6 +127,9 @@ func TestInteractiveKind(t *testing.T) {
 // TestCodeGenKind: the model's code runs in the JS sandbox with the input
 // and its value is the result; hostile code fails within limits.
 func TestCodeGenKind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	s := load(t, "csv-total")
 	input := `{"csv": "region,revenue\nnorth,10.5\nsouth,4.5\n", "column": "revenue"}`
 	good := "Here it is:\n```javascript\nconst rows = input.csv.trim().split(\"\\n\").map(l => l.split(\",\"));\n" +
