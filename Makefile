@@ -20,10 +20,12 @@ deps: ## Download the Go modules of skillrun and of the guests built in tests (s
 	$(GO) mod download
 	cd examples/extism-upper/src && $(GO) mod download
 	cd internal/testkit/testdata/extplugin && $(GO) mod download
+	cd test/k8s && $(GO) mod download
 
 .PHONY: test
 test: deps ## Run the full test suite with the race detector (what CI runs), then the guest-bound end-to-end tests without it.
 	$(GO) test -race -count=1 -timeout 20m ./...
+	cd test/k8s && $(GO) test -count=1 ./...
 	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestNativeFromShell|TestAttackNested[A-Za-z]+|TestPillowSuite|TestLxmlSuite)$$' ./scripts ./cmd/skillrun
 
 .PHONY: test-packages
@@ -43,7 +45,8 @@ check: ## gofmt, vet, golangci-lint, go mod tidy, deps test, cross-builds; fails
 	GOOS=wasip1 GOARCH=wasm $(GO) build -o /dev/null ./examples/...
 	for m in examples/csv-stats/src/stats examples/todo-report/src/report examples/extism-upper/src; do (cd $$m && GOOS=wasip1 GOARCH=wasm $(GO) vet . && test -z "$$(gofmt -l .)") || exit 1; done
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./guest/...
-	git diff --exit-code -- go.mod go.sum
+	cd test/k8s && $(GO) vet ./... && $(GO) mod tidy
+	git diff --exit-code -- go.mod go.sum test/k8s/go.mod test/k8s/go.sum
 
 .PHONY: bench
 bench: ## Run the benchmarks (each reports ratios against a baseline from the same run).

@@ -9,31 +9,42 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	batchv1 "k8s.io/api/batch/v1"
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 )
 
-// k8sJobs reads examples/bench/k8s-job.yaml as Kubernetes batch/v1 Jobs,
-// strictly: a field the API does not have is an error.
-func k8sJobs(t *testing.T) []*batchv1.Job {
+// k8sJob is what this test reads of a Job of examples/bench/k8s-job.yaml
+// (test/k8s checks the whole manifest against Kubernetes' own types).
+type k8sJob struct {
+	Spec struct {
+		Completions *int `yaml:"completions"`
+		Template    struct {
+			Spec struct {
+				Containers []struct {
+					Command []string `yaml:"command"`
+					Args    []string `yaml:"args"`
+				} `yaml:"containers"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+// k8sJobs reads the Jobs of examples/bench/k8s-job.yaml.
+func k8sJobs(t *testing.T) []*k8sJob {
 	t.Helper()
 	b, err := os.ReadFile("../../examples/bench/k8s-job.yaml")
 	require.NoError(t, err)
-	var jobs []*batchv1.Job
+	var jobs []*k8sJob
 	for _, doc := range strings.Split(string(b), "\n---\n") {
-		var j batchv1.Job
-		require.NoError(t, yaml.UnmarshalStrict([]byte(doc), &j))
-		require.Equal(t, "batch/v1", j.APIVersion)
-		require.Equal(t, "Job", j.Kind)
+		var j k8sJob
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &j))
 		require.NotEmpty(t, j.Spec.Template.Spec.Containers)
-		require.Equal(t, "Never", string(j.Spec.Template.Spec.RestartPolicy))
 		jobs = append(jobs, &j)
 	}
 	return jobs
 }
 
-// TestK8sJobManifest: the example manifest is a valid Indexed Job whose
-// pods run one shard each and a merge Job; the commands they run, run
+// TestK8sJobManifest: the example manifest's Indexed Job runs one shard
+// per pod and its second Job merges them; the commands they run, run
 // here one by one, merge to the totals of the unsharded run.
 func TestK8sJobManifest(t *testing.T) {
 	if testing.Short() {
@@ -42,15 +53,12 @@ func TestK8sJobManifest(t *testing.T) {
 	jobs := k8sJobs(t)
 	require.Len(t, jobs, 2)
 	shards, merge := jobs[0], jobs[1]
-	require.NotNil(t, shards.Spec.CompletionMode)
-	assert.Equal(t, batchv1.IndexedCompletion, *shards.Spec.CompletionMode)
-	n := int(*shards.Spec.Completions)
+	require.NotNil(t, shards.Spec.Completions)
+	n := *shards.Spec.Completions
 	require.Equal(t, 4, n)
 	c := shards.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, []string{"skillrun"}, c.Command)
 	assert.Contains(t, strings.Join(c.Args, " "), "--shard $(JOB_COMPLETION_INDEX)/4")
-	require.Equal(t, "JOB_COMPLETION_INDEX", c.Env[0].Name)
-	assert.Equal(t, "metadata.annotations['batch.kubernetes.io/job-completion-index']", c.Env[0].ValueFrom.FieldRef.FieldPath)
 
 	// The pods' paths, here: the image's /bench is examples/bench, the
 	// volume's /results a temporary folder.
