@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var auditTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -27,12 +28,8 @@ func TestJSONLAuditor(t *testing.T) {
 	want := `{"time":"2026-01-02T03:04:05Z","skill":"csv-stats","script":"stats","kind":"read","value":"workspace/data/in.csv","decision":"allow"}
 {"time":"2026-01-02T03:04:05Z","kind":"net","value":"evil.com:443","decision":"deny","reason":"net \"evil.com:443\" denied"}
 `
-	if diff := cmp.Diff(want, buf.String()); diff != "" {
-		t.Errorf("JSONL mismatch (-want +got):\n%s", diff)
-	}
-	if err := a.Err(); err != nil {
-		t.Errorf("Err() = %v", err)
-	}
+	assert.Equal(t, want, buf.String(), "JSONL")
+	assert.NoError(t, a.Err(), "Err()")
 }
 
 func TestJSONLAuditorFillsTime(t *testing.T) {
@@ -40,12 +37,8 @@ func TestJSONLAuditorFillsTime(t *testing.T) {
 	before := time.Now()
 	NewJSONLAuditor(&buf).Audit(context.Background(), Event{Kind: "run", Decision: Allow})
 	var e Event
-	if err := json.Unmarshal(buf.Bytes(), &e); err != nil {
-		t.Fatal(err)
-	}
-	if e.Time.Before(before.Truncate(time.Second)) || e.Time.After(time.Now()) {
-		t.Errorf("Time = %v, want about now", e.Time)
-	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &e))
+	assert.WithinRange(t, e.Time, before.Truncate(time.Second), time.Now(), "Time, want about now")
 }
 
 // TestJSONLAuditorConcurrent is a hammer test: 8 goroutines audit at once
@@ -66,9 +59,7 @@ func TestJSONLAuditorConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := a.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, a.Err())
 	seen := map[string]int{}
 	sc := bufio.NewScanner(&buf)
 	sc.Buffer(nil, 1<<20)
@@ -78,18 +69,12 @@ func TestJSONLAuditorConcurrent(t *testing.T) {
 		var e Event
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil {
-			t.Fatalf("line %d is not one event: %v: %s", lines, err, sc.Text())
-		}
+		require.NoError(t, dec.Decode(&e), "line %d is not one event: %s", lines, sc.Text())
 		seen[e.Skill]++
 	}
-	if lines != goroutines*events {
-		t.Errorf("%d lines, want %d", lines, goroutines*events)
-	}
+	assert.Equal(t, goroutines*events, lines, "lines")
 	for g := range goroutines {
-		if n := seen[fmt.Sprintf("skill-%d", g)]; n != events {
-			t.Errorf("skill-%d: %d events, want %d", g, n, events)
-		}
+		assert.Equal(t, events, seen[fmt.Sprintf("skill-%d", g)], "skill-%d: events", g)
 	}
 }
 
@@ -112,12 +97,8 @@ func TestJSONLAuditorWriteError(t *testing.T) {
 	for range 3 {
 		a.Audit(context.Background(), Event{Kind: "run", Decision: Allow})
 	}
-	if err := a.Err(); err == nil || err.Error() != "disk full" {
-		t.Errorf("Err() = %v, want disk full", err)
-	}
-	if w.got != 1 {
-		t.Errorf("%d successful writes, want 1", w.got)
-	}
+	assert.EqualError(t, a.Err(), "disk full", "Err()")
+	assert.Equal(t, 1, w.got, "successful writes")
 }
 
 func TestSlogAuditor(t *testing.T) {
@@ -130,9 +111,7 @@ func TestSlogAuditor(t *testing.T) {
 	want := `time=2026-01-02T03:04:05.000Z level=INFO msg=capability skill=csv-stats script=stats kind=read value=workspace/data decision=allow
 time=2026-01-02T03:04:05.000Z level=WARN msg=capability skill=csv-stats kind=net value=evil.com:443 decision=deny reason="not granted"
 `
-	if diff := cmp.Diff(want, buf.String()); diff != "" {
-		t.Errorf("slog output mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, buf.String(), "slog output")
 
 	// A handler at Warn keeps only denials.
 	buf.Reset()
@@ -140,15 +119,11 @@ time=2026-01-02T03:04:05.000Z level=WARN msg=capability skill=csv-stats kind=net
 	a.Audit(ctx, Event{Kind: "env", Value: "LANG", Decision: Allow})
 	a.Audit(ctx, Event{Kind: "env", Value: "HOME", Decision: Deny})
 	var rec map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
-		t.Fatalf("want exactly one JSON record, got %q: %v", buf.String(), err)
-	}
-	if rec["level"] != "WARN" || rec["value"] != "HOME" || rec["decision"] != "deny" {
-		t.Errorf("record = %v", rec)
-	}
-	if _, ok := rec["time"]; !ok {
-		t.Errorf("record has no time: %v", rec)
-	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &rec), "want exactly one JSON record, got %q", buf.String())
+	assert.Equal(t, "WARN", rec["level"], "record = %v", rec)
+	assert.Equal(t, "HOME", rec["value"], "record = %v", rec)
+	assert.Equal(t, "deny", rec["decision"], "record = %v", rec)
+	assert.Contains(t, rec, "time", "record has no time")
 
 	NewSlogAuditor(nil).Audit(ctx, Event{Kind: "env"}) // a nil logger discards
 }
@@ -159,27 +134,19 @@ func TestMultiAuditor(t *testing.T) {
 		return AuditorFunc(func(_ context.Context, e Event) { got = append(got, name+":"+e.Value) })
 	}
 	MultiAuditor(rec("a"), nil, rec("b")).Audit(context.Background(), Event{Value: "x"})
-	if diff := cmp.Diff([]string{"a:x", "b:x"}, got); diff != "" {
-		t.Errorf("calls mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"a:x", "b:x"}, got, "calls")
 	MultiAuditor().Audit(context.Background(), Event{})
 	MultiAuditor(nil).Audit(context.Background(), Event{})
 }
 
 func TestAuditorContext(t *testing.T) {
 	ctx := context.Background()
-	if a := AuditorFrom(ctx); a == nil {
-		t.Fatal("AuditorFrom(empty ctx) = nil, want Discard")
-	}
+	require.NotNil(t, AuditorFrom(ctx), "AuditorFrom(empty ctx), want Discard")
 	AuditorFrom(ctx).Audit(ctx, Event{}) // Discard
 	var n int
 	a := AuditorFunc(func(context.Context, Event) { n++ })
 	ctx = WithAuditor(ctx, a)
 	AuditorFrom(ctx).Audit(ctx, Event{})
-	if n != 1 {
-		t.Errorf("audited %d times, want 1", n)
-	}
-	if a := AuditorFrom(WithAuditor(ctx, nil)); a == nil {
-		t.Error("AuditorFrom(ctx with nil) = nil, want Discard")
-	}
+	assert.Equal(t, 1, n, "audit calls")
+	assert.NotNil(t, AuditorFrom(WithAuditor(ctx, nil)), "AuditorFrom(ctx with nil), want Discard")
 }

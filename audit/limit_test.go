@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestAuditorsBoundEvents feeds each auditor of the package an event whose
@@ -29,37 +32,23 @@ func TestAuditorsBoundEvents(t *testing.T) {
 	LimitAuditor(AuditorFunc(func(_ context.Context, e Event) { got = append(got, e) }), 0, 0).Audit(context.Background(), e)
 
 	for name, line := range map[string][]byte{"jsonl": jsonl.Bytes(), "slog": slogged.Bytes()} {
-		if len(line) > 16<<10 {
-			t.Errorf("%s: a record of %d bytes, want a few KiB at most", name, len(line))
-		}
-		if !bytes.Contains(line, []byte(`"truncated":true`)) {
-			t.Errorf("%s: the record does not say it was truncated: %.300s", name, line)
-		}
-		if !bytes.Contains(line, []byte(fmt.Sprintf("[truncated %d bytes]", len("search:"+huge)-keep))) {
-			t.Errorf("%s: the value does not say how much was cut: %.300s", name, line)
-		}
+		assert.LessOrEqual(t, len(line), 16<<10, "%s: bytes of a record, want a few KiB at most", name)
+		assert.True(t, bytes.Contains(line, []byte(`"truncated":true`)), "%s: the record does not say it was truncated: %.300s", name, line)
+		assert.True(t, bytes.Contains(line, []byte(fmt.Sprintf("[truncated %d bytes]", len("search:"+huge)-keep))), "%s: the value does not say how much was cut: %.300s", name, line)
 	}
-	if len(got) != 1 {
-		t.Fatalf("LimitAuditor passed %d events, want 1", len(got))
-	}
+	require.Len(t, got, 1, "events LimitAuditor passed")
 	b := got[0]
-	if !b.Truncated || b.Skill != "me" || b.Kind != "skills" {
-		t.Errorf("LimitAuditor passed %+v, want the event bounded and marked truncated", b)
-	}
+	assert.True(t, b.Truncated, "LimitAuditor passed %+v, want the event marked truncated", b)
+	assert.Equal(t, "me", b.Skill, "skill of the event LimitAuditor passed")
+	assert.Equal(t, "skills", b.Kind, "kind of the event LimitAuditor passed")
 	for _, f := range []string{b.Value, b.Reason} {
-		if len(f) > maxEventField || !utf8.ValidString(f) {
-			t.Errorf("field of %d bytes, valid UTF-8 %v; want at most %d, cut on a rune boundary",
-				len(f), utf8.ValidString(f), maxEventField)
-		}
+		assert.LessOrEqual(t, len(f), maxEventField, "bytes of a field, want it cut")
+		assert.True(t, utf8.ValidString(f), "field not valid UTF-8, want it cut on a rune boundary")
 	}
-	if again := b.bounded(); again != b {
-		t.Errorf("bounding a bounded event changed it: %.200q", again.Value)
-	}
+	assert.True(t, b.bounded() == b, "bounding a bounded event changed it: %.200q", b.bounded().Value)
 	// A short event is untouched.
 	short := Event{Time: auditTime, Kind: "read", Value: "workspace/a", Decision: Allow}
-	if short.bounded() != short {
-		t.Errorf("bounded changed a short event: %+v", short.bounded())
-	}
+	assert.Equal(t, short, short.bounded(), "bounded changed a short event")
 }
 
 // TestLimitAuditorCapsARun makes one run's auditor take far more events
@@ -99,31 +88,22 @@ func TestLimitAuditorCapsARun(t *testing.T) {
 			lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 			for _, line := range lines {
 				var e Event
-				if err := json.Unmarshal([]byte(line), &e); err != nil {
-					t.Fatalf("line %q: %v", line, err)
-				}
+				require.NoError(t, json.Unmarshal([]byte(line), &e), "line %q", line)
 				kinds[e.Kind]++
-				if e.Kind == "limit" && (e.Value != "audit" || e.Decision != Deny ||
-					!strings.Contains(e.Reason, "audit limit reached") || !strings.Contains(e.Reason, "further events of this run dropped")) {
-					t.Errorf("the notice is %+v", e)
+				if e.Kind == "limit" {
+					assert.Equal(t, "audit", e.Value, "the notice is %+v", e)
+					assert.Equal(t, Deny, e.Decision, "the notice is %+v", e)
+					assert.Contains(t, e.Reason, "audit limit reached", "the notice's reason")
+					assert.Contains(t, e.Reason, "further events of this run dropped", "the notice's reason")
 				}
 			}
 			want := map[string]int{"run": 2, "read": tt.wantPass, "limit": 1}
-			if fmt.Sprint(kinds) != fmt.Sprint(want) {
-				t.Errorf("the log holds %v, want %v", kinds, want)
-			}
-			if got, want := l.Dropped(), int64(workers*each-tt.wantPass); got != want {
-				t.Errorf("Dropped() = %d, want %d", got, want)
-			}
+			assert.Equal(t, want, kinds, "the kinds of events the log holds")
+			assert.Equal(t, int64(workers*each-tt.wantPass), l.Dropped(), "Dropped()")
 		})
 	}
 }
 
 func TestLimitAuditorPanicsOnNegativeBounds(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("no panic for a negative bound")
-		}
-	}()
-	LimitAuditor(Discard, -1, 0)
+	assert.Panics(t, func() { LimitAuditor(Discard, -1, 0) }, "no panic for a negative bound")
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestChecks(t *testing.T) {
@@ -73,24 +76,15 @@ skills = ["pdf-extract"]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.want == "" {
-				if tt.err != nil {
-					t.Errorf("denied: %v", tt.err)
-				}
+				assert.NoError(t, tt.err, "denied")
 				return
 			}
-			if tt.err == nil {
-				t.Fatalf("allowed, want %s", tt.want)
-			}
-			if got := tt.err.Error(); got != tt.want {
-				t.Errorf("error:\n got: %s\nwant: %s", got, tt.want)
-			}
-			if _, ok := errors.AsType[*DeniedError](tt.err); !ok {
-				t.Errorf("error is %T, want *DeniedError", tt.err)
-			}
-			if !errors.Is(tt.err, ErrDenied) || !errors.Is(tt.err, fs.ErrPermission) {
-				t.Errorf("errors.Is(err, ErrDenied) = %v, errors.Is(err, fs.ErrPermission) = %v; want both true",
-					errors.Is(tt.err, ErrDenied), errors.Is(tt.err, fs.ErrPermission))
-			}
+			require.Error(t, tt.err, "allowed, want %s", tt.want)
+			assert.EqualError(t, tt.err, tt.want)
+			_, ok := errors.AsType[*DeniedError](tt.err)
+			assert.True(t, ok, "error is %T, want *DeniedError", tt.err)
+			assert.ErrorIs(t, tt.err, ErrDenied)
+			assert.ErrorIs(t, tt.err, fs.ErrPermission)
 		})
 	}
 }
@@ -107,9 +101,7 @@ func TestZeroSetDeniesEverything(t *testing.T) {
 		s.CheckMCP("github", "x"),
 		s.CheckSkill("x"),
 	} {
-		if !errors.Is(err, ErrDenied) {
-			t.Errorf("zero Set allowed a use: %v", err)
-		}
+		assert.ErrorIs(t, err, ErrDenied, "zero Set allowed a use")
 	}
 }
 
@@ -132,18 +124,12 @@ func TestDeniedErrorMessage(t *testing.T) {
 			"net [fe80::1]:443 denied: not granted (add '--allow-net=[fe80::1]')"},
 	}
 	for _, tt := range tests {
-		if got := tt.err.Error(); got != tt.want {
-			t.Errorf("Error():\n got: %s\nwant: %s", got, tt.want)
-		}
+		assert.EqualError(t, tt.err, tt.want, "Error()")
 	}
 }
 
 func TestErrDenied(t *testing.T) {
-	if !errors.Is(ErrDenied, fs.ErrPermission) {
-		t.Error("ErrDenied does not wrap fs.ErrPermission")
-	}
+	assert.ErrorIs(t, ErrDenied, fs.ErrPermission, "ErrDenied does not wrap fs.ErrPermission")
 	wrapped := &fs.PathError{Op: "open", Path: "/workspace/x", Err: &DeniedError{Kind: "read", Value: "workspace/x"}}
-	if !errors.Is(wrapped, ErrDenied) {
-		t.Error("a wrapped denial does not match ErrDenied")
-	}
+	assert.ErrorIs(t, wrapped, ErrDenied, "a wrapped denial does not match ErrDenied")
 }

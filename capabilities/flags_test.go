@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const flagsDeclared = `
@@ -67,35 +68,27 @@ write = ["workspace/out"]`},
 				flags = append(flags, flag(f))
 			}
 			got, err := GrantFromFlags(declared, tt.all, flags)
-			if err != nil {
-				t.Fatalf("GrantFromFlags: %v", err)
-			}
+			require.NoError(t, err, "GrantFromFlags")
 			want := Merge(parseSet(t, tt.want), Set{})
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("granted mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, want, got, "granted")
 			eff := tt.eff
 			if eff == "" {
 				eff = tt.want
 			}
 			wantEff := Merge(parseSet(t, eff), Set{})
 			wantEff.Memory, wantEff.Timeout = declared.Memory, declared.Timeout // declared limits always apply
-			if diff := cmp.Diff(wantEff, Effective(declared, got)); diff != "" {
-				t.Errorf("effective mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, wantEff, Effective(declared, got), "effective")
 		})
 	}
 }
 
 func TestGrantFromFlagsUndeclaredKind(t *testing.T) {
 	got, err := GrantFromFlags(Set{}, false, []FlagGrant{flag("--allow-net"), flag("--allow-read")})
-	if err != nil || !got.IsZero() {
-		t.Errorf("GrantFromFlags(nothing declared, --allow-net --allow-read) = %+v, %v; want zero, nil", got, err)
-	}
+	assert.NoError(t, err, "GrantFromFlags(nothing declared, --allow-net --allow-read)")
+	assert.True(t, got.IsZero(), "GrantFromFlags(nothing declared, --allow-net --allow-read) = %+v; want zero", got)
 	got, err = GrantFromFlags(Set{}, true, nil)
-	if err != nil || !got.IsZero() {
-		t.Errorf("GrantFromFlags(nothing declared, -A) = %+v, %v; want zero, nil", got, err)
-	}
+	assert.NoError(t, err, "GrantFromFlags(nothing declared, -A)")
+	assert.True(t, got.IsZero(), "GrantFromFlags(nothing declared, -A) = %+v; want zero", got)
 }
 
 func TestGrantFromFlagsErrors(t *testing.T) {
@@ -150,29 +143,20 @@ func TestGrantFromFlagsErrors(t *testing.T) {
 			flags = append(flags, flag(f))
 		}
 		got, err := GrantFromFlags(declared, false, flags)
-		if err == nil {
-			t.Errorf("GrantFromFlags(%q) = %s, want an error", tt.flags, Describe(got))
+		if !assert.Error(t, err, "GrantFromFlags(%q) = %s, want an error", tt.flags, Describe(got)) {
 			continue
 		}
-		if err.Error() != tt.want {
-			t.Errorf("GrantFromFlags(%q) error:\n got: %s\nwant: %s", tt.flags, err, tt.want)
-		}
-		if !got.IsZero() {
-			t.Errorf("GrantFromFlags(%q) = %s with an error, want zero", tt.flags, Describe(got))
-		}
+		assert.EqualError(t, err, tt.want, "GrantFromFlags(%q)", tt.flags)
+		assert.True(t, got.IsZero(), "GrantFromFlags(%q) = %s with an error, want zero", tt.flags, Describe(got))
 	}
 
 	_, err := GrantFromFlags(Set{}, false, []FlagGrant{flag("--allow-net=example.com")})
-	if want := "--allow-net=example.com grants nothing: the skill declares no net"; err == nil || err.Error() != want {
-		t.Errorf("GrantFromFlags(nothing declared, --allow-net=example.com) = %v, want %s", err, want)
-	}
+	assert.EqualError(t, err, "--allow-net=example.com grants nothing: the skill declares no net", "GrantFromFlags(nothing declared, --allow-net=example.com)")
 }
 
 func TestFlagGrantString(t *testing.T) {
 	for _, f := range []string{"--allow-read", "--allow-env=LANG,TZ", "--allow-env="} {
-		if got := flag(f).String(); got != f {
-			t.Errorf("FlagGrant.String() = %q, want %q", got, f)
-		}
+		assert.Equal(t, f, flag(f).String(), "FlagGrant.String()")
 	}
 }
 
@@ -190,9 +174,7 @@ func TestFlagFor(t *testing.T) {
 		{"read", "workspace/a b", "'--allow-read=workspace/a b'"},
 	}
 	for _, tt := range tests {
-		if got := FlagFor(tt.kind, tt.value); got != tt.want {
-			t.Errorf("FlagFor(%q, %q) = %s, want %s", tt.kind, tt.value, got, tt.want)
-		}
+		assert.Equal(t, tt.want, FlagFor(tt.kind, tt.value), "FlagFor(%q, %q)", tt.kind, tt.value)
 	}
 }
 
@@ -207,12 +189,8 @@ func TestFlagsAndDescribe(t *testing.T) {
 		"'--allow-mcp=github/*'",
 		"--allow-skills=pdf-extract",
 	}
-	if diff := cmp.Diff(wantFlags, Flags(s)); diff != "" {
-		t.Errorf("Flags mismatch (-want +got):\n%s", diff)
-	}
-	if got := Flags(Set{Timeout: 1}); got != nil {
-		t.Errorf("Flags(limits only) = %q, want none", got)
-	}
+	assert.Equal(t, wantFlags, Flags(s), "Flags")
+	assert.Nil(t, Flags(Set{Timeout: 1}), "Flags(limits only), want none")
 
 	tests := []struct{ set, want string }{
 		{``, "nothing"},
@@ -223,9 +201,7 @@ env = ["LANG"]`, "read=workspace, env=LANG"},
 			"memory=64MiB, timeout=10s, output=1MiB"},
 	}
 	for _, tt := range tests {
-		if got := Describe(parseSet(t, tt.set)); got != tt.want {
-			t.Errorf("Describe(%q) =\n %s\nwant\n %s", tt.set, got, tt.want)
-		}
+		assert.Equal(t, tt.want, Describe(parseSet(t, tt.set)), "Describe(%q)", tt.set)
 	}
 }
 
@@ -238,27 +214,19 @@ func TestFlagsRoundTrip(t *testing.T) {
 		flags = append(flags, flag(strings.Trim(f, "'")))
 	}
 	got, err := GrantFromFlags(declared, false, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	declared.Memory, declared.Timeout = 0, 0
-	if diff := cmp.Diff(Merge(declared, Set{}), got); diff != "" {
-		t.Errorf("granting Flags(declared) mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, Merge(declared, Set{}), got, "granting Flags(declared)")
 }
 
 func TestNotGrantedAndAlsoDeclared(t *testing.T) {
 	host, err := ParseHostPattern("*.example.org:443")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	missing := Set{Read: []Path{{Root: RootWorkspace}}, Net: []HostPattern{host}}
 	for _, c := range []struct{ got, want string }{
 		{NotGranted("csv:stats", missing), "csv:stats needs read=workspace, net=*.example.org:443: not granted; add --allow-read=workspace '--allow-net=*.example.org:443' (or -A to grant all the skill declares)"},
 		{AlsoDeclared("csv:stats", missing), "csv:stats also declares read=workspace, net=*.example.org:443, not granted (add --allow-read=workspace '--allow-net=*.example.org:443' to grant it)"},
 	} {
-		if diff := cmp.Diff(c.want, c.got); diff != "" {
-			t.Error(diff)
-		}
+		assert.Equal(t, c.want, c.got)
 	}
 }

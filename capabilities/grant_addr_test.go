@@ -3,7 +3,8 @@ package capabilities
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestNetCanonicalKeepsNamedAddresses checks that putting a net list in
@@ -20,9 +21,7 @@ func TestNetCanonicalKeepsNamedAddresses(t *testing.T) {
 		var s Set
 		for _, p := range list {
 			hp, err := ParseHostPattern(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			s.Net = append(s.Net, hp)
 		}
 		return s
@@ -51,23 +50,15 @@ func TestNetCanonicalKeepsNamedAddresses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, g := net(tt.declared...), net(tt.granted...)
-			if diff := cmp.Diff(tt.want, str(Effective(d, g))); diff != "" {
-				t.Errorf("Effective mismatch (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.want, str(Effective(g, d))); diff != "" {
-				t.Errorf("Effective (swapped) mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, tt.want, str(Effective(d, g)), "Effective")
+			assert.Equal(t, tt.want, str(Effective(g, d)), "Effective (swapped)")
 		})
 	}
 
 	// Merge (and so the canonical form of one declaration) keeps them too.
 	got := str(Merge(net("*", "127.0.0.1:18081"), net("localhost", "*.example.org", "api.example.org")))
-	if diff := cmp.Diff([]string{"*", "127.0.0.1:18081", "localhost"}, got); diff != "" {
-		t.Errorf("Merge mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"*", "127.0.0.1:18081", "localhost"}, got, "Merge")
 	// What a denial offers to add for a declared loopback the operator
 	// meant to cover with "*": the named address itself.
-	if got := Flags(Missing(net("127.0.0.1:18081"), net("*"))); !cmp.Equal(got, []string{"--allow-net=127.0.0.1:18081"}) {
-		t.Errorf("Missing flags = %v, want --allow-net=127.0.0.1:18081", got)
-	}
+	assert.Equal(t, []string{"--allow-net=127.0.0.1:18081"}, Flags(Missing(net("127.0.0.1:18081"), net("*"))), "Missing flags")
 }

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // parseSet decodes a [capabilities] table written in TOML, so that tables
@@ -19,15 +20,9 @@ func parseSet(t *testing.T, src string) Set {
 	t.Helper()
 	var s Set
 	md, err := toml.Decode(src, &s)
-	if err != nil {
-		t.Fatalf("decoding %q: %v", src, err)
-	}
-	if u := md.Undecoded(); len(u) > 0 {
-		t.Fatalf("decoding %q: unknown keys %v", src, u)
-	}
-	if err := s.Validate(); err != nil {
-		t.Fatalf("decoding %q: %v", src, err)
-	}
+	require.NoError(t, err, "decoding %q", src)
+	require.Empty(t, md.Undecoded(), "decoding %q: unknown keys", src)
+	require.NoError(t, s.Validate(), "decoding %q", src)
 	return s
 }
 
@@ -110,18 +105,10 @@ memory = "16MiB"`},
 			d, g := parseSet(t, tt.declared), parseSet(t, tt.granted)
 			dBefore, gBefore := parseSet(t, tt.declared), parseSet(t, tt.granted)
 			got := Effective(d, g)
-			if diff := cmp.Diff(parseSet(t, tt.want), got); diff != "" {
-				t.Errorf("Effective mismatch (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(dBefore, d); diff != "" {
-				t.Errorf("Effective modified declared (-before +after):\n%s", diff)
-			}
-			if diff := cmp.Diff(gBefore, g); diff != "" {
-				t.Errorf("Effective modified granted (-before +after):\n%s", diff)
-			}
-			if err := got.Validate(); err != nil {
-				t.Errorf("Effective(...).Validate() = %v", err)
-			}
+			assert.Equal(t, parseSet(t, tt.want), got, "Effective")
+			assert.Equal(t, dBefore, d, "Effective modified declared")
+			assert.Equal(t, gBefore, g, "Effective modified granted")
+			assert.NoError(t, got.Validate(), "Effective(...).Validate()")
 		})
 	}
 }
@@ -132,9 +119,8 @@ env = ["LANG"]`)
 	got := Effective(d, d)
 	got.Read[0] = Path{Root: RootSkill}
 	got.Env[0] = "X"
-	if d.Read[0].Root != RootWorkspace || d.Env[0] != "LANG" {
-		t.Errorf("modifying the result changed the argument: %+v", d)
-	}
+	assert.Equal(t, RootWorkspace, d.Read[0].Root, "modifying the result changed the argument: %+v", d)
+	assert.Equal(t, "LANG", d.Env[0], "modifying the result changed the argument: %+v", d)
 }
 
 func TestMerge(t *testing.T) {
@@ -180,9 +166,7 @@ output = "1MiB"`},
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Merge(parseSet(t, tt.skill), parseSet(t, tt.script))
-			if diff := cmp.Diff(parseSet(t, tt.want), got); diff != "" {
-				t.Errorf("Merge mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, parseSet(t, tt.want), got, "Merge")
 		})
 	}
 }
@@ -223,9 +207,7 @@ output = "1MiB"`, ``, ``},
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Missing(parseSet(t, tt.declared), parseSet(t, tt.granted))
-			if diff := cmp.Diff(parseSet(t, tt.want), got); diff != "" {
-				t.Errorf("Missing mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, parseSet(t, tt.want), got, "Missing")
 		})
 	}
 }
@@ -271,16 +253,10 @@ func TestHostPatternCovers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		h, err := ParseHostPattern(tt.h)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		o, err := ParseHostPattern(tt.o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := h.Covers(o); got != tt.want {
-			t.Errorf("%q.Covers(%q) = %v, want %v", tt.h, tt.o, got, tt.want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, h.Covers(o), "%q.Covers(%q)", tt.h, tt.o)
 	}
 }
 
@@ -385,38 +361,27 @@ func TestEffectiveProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
 		d, g := randomSet(r), randomSet(r)
-		if err := d.Validate(); err != nil {
-			t.Fatalf("generator made an invalid set: %v", err)
-		}
+		require.NoError(t, d.Validate(), "generator made an invalid set")
 		eff := Effective(d, g)
-		fail := func(format string, args ...any) {
-			t.Helper()
-			t.Errorf("case %d: declared %s; granted %s; effective %s: %s",
-				i, Describe(d), Describe(g), Describe(eff), fmt.Sprintf(format, args...))
-		}
-		if err := eff.Validate(); err != nil {
-			fail("invalid: %v", err)
-		}
+		// Every failure names the case.
+		where := fmt.Sprintf("case %d: declared %s; granted %s; effective %s", i, Describe(d), Describe(g), Describe(eff))
+		assert.NoError(t, eff.Validate(), "%s: invalid", where)
 		for i, p := range eff.Read {
 			for j, q := range eff.Read {
-				if i != j && p.Contains(q) {
-					fail("read %s is covered by %s", q, p)
+				if i != j {
+					assert.False(t, p.Contains(q), "%s: read %s is covered by %s", where, q, p)
 				}
 			}
 		}
 		for i, p := range eff.Net {
 			for j, q := range eff.Net {
-				if i != j && p.Covers(q) {
-					fail("net %s is covered by %s", q, p)
+				if i != j {
+					assert.False(t, p.Covers(q), "%s: net %s is covered by %s", where, q, p)
 				}
 			}
 		}
-		if !slices.IsSortedFunc(eff.Net, func(a, b HostPattern) int { return strings.Compare(a.String(), b.String()) }) {
-			fail("net is not sorted")
-		}
-		if diff := cmp.Diff(eff, Effective(g, d)); diff != "" {
-			fail("not symmetric (-Effective(d, g) +Effective(g, d)):\n%s", diff)
-		}
+		assert.True(t, slices.IsSortedFunc(eff.Net, func(a, b HostPattern) int { return strings.Compare(a.String(), b.String()) }), "%s: net is not sorted", where)
+		assert.Equal(t, eff, Effective(g, d), "%s: not symmetric (Effective(d, g), Effective(g, d))", where)
 
 		// Within declared and within granted.
 		for _, l := range []struct {
@@ -424,86 +389,60 @@ func TestEffectiveProperties(t *testing.T) {
 			eff, d, g []Path
 		}{{"read", eff.Read, d.Read, g.Read}, {"write", eff.Write, d.Write, g.Write}} {
 			for _, p := range l.eff {
-				if !containsPath(l.d, p) || !containsPath(l.g, p) {
-					fail("%s %s is not within both", l.key, p)
-				}
+				assert.True(t, containsPath(l.d, p) && containsPath(l.g, p), "%s: %s %s is not within both", where, l.key, p)
 			}
 		}
 		for _, p := range eff.Net {
-			if !coversHost(d.Net, p) || !coversHost(g.Net, p) {
-				fail("net %s is not within both", p)
-			}
+			assert.True(t, coversHost(d.Net, p) && coversHost(g.Net, p), "%s: net %s is not within both", where, p)
 		}
 		for _, l := range []struct {
 			key       string
 			eff, d, g []string
 		}{{"env", eff.Env, d.Env, g.Env}, {"tools", eff.Tools, d.Tools, g.Tools}, {"skills", eff.Skills, d.Skills, g.Skills}} {
 			for _, n := range l.eff {
-				if !slices.Contains(l.d, n) || !slices.Contains(l.g, n) {
-					fail("%s %s is not within both", l.key, n)
-				}
+				assert.True(t, slices.Contains(l.d, n) && slices.Contains(l.g, n), "%s: %s %s is not within both", where, l.key, n)
 			}
 		}
 		for _, m := range eff.MCP {
 			dOK := slices.ContainsFunc(d.MCP, func(q string) bool { x, ok := meetMCP(q, m); return ok && x == m })
 			gOK := slices.ContainsFunc(g.MCP, func(q string) bool { x, ok := meetMCP(q, m); return ok && x == m })
-			if !dOK || !gOK {
-				fail("mcp %s is not within both", m)
-			}
+			assert.True(t, dOK && gOK, "%s: mcp %s is not within both", where, m)
 		}
-		if !limitWithin(eff.Memory, d.Memory) || !limitWithin(eff.Memory, g.Memory) ||
-			!limitWithin(eff.Timeout, d.Timeout) || !limitWithin(eff.Timeout, g.Timeout) ||
-			!limitWithin(eff.Output, d.Output) || !limitWithin(eff.Output, g.Output) {
-			fail("a limit is wider than declared or granted")
-		}
+		assert.True(t, limitWithin(eff.Memory, d.Memory) && limitWithin(eff.Memory, g.Memory), "%s: memory is wider than declared or granted", where)
+		assert.True(t, limitWithin(eff.Timeout, d.Timeout) && limitWithin(eff.Timeout, g.Timeout), "%s: timeout is wider than declared or granted", where)
+		assert.True(t, limitWithin(eff.Output, d.Output) && limitWithin(eff.Output, g.Output), "%s: output is wider than declared or granted", where)
 
 		// Exactly the intersection, probed use by use.
 		for _, root := range []Root{RootSkill, RootWorkspace} {
 			for _, sub := range probeSubs {
 				p := Path{Root: root, Sub: sub}
-				if got, want := containsPath(eff.Read, p), containsPath(d.Read, p) && containsPath(g.Read, p); got != want {
-					fail("read %s: allowed %v, want %v", p, got, want)
-				}
-				if got, want := containsPath(eff.Write, p), containsPath(d.Write, p) && containsPath(g.Write, p); got != want {
-					fail("write %s: allowed %v, want %v", p, got, want)
-				}
+				assert.Equal(t, containsPath(d.Read, p) && containsPath(g.Read, p), containsPath(eff.Read, p), "%s: read %s allowed", where, p)
+				assert.Equal(t, containsPath(d.Write, p) && containsPath(g.Write, p), containsPath(eff.Write, p), "%s: write %s allowed", where, p)
 			}
 		}
 		for _, host := range probeHost {
 			for _, port := range probePorts {
-				if got, want := reachesHost(eff.Net, host, port), reachesHost(d.Net, host, port) && reachesHost(g.Net, host, port); got != want {
-					fail("net %s:%d: allowed %v, want %v", host, port, got, want)
-				}
+				assert.Equal(t, reachesHost(d.Net, host, port) && reachesHost(g.Net, host, port), reachesHost(eff.Net, host, port), "%s: net %s:%d allowed", where, host, port)
 			}
 		}
 		for _, call := range probeMCP {
-			if got, want := matchesMCP(eff.MCP, call), matchesMCP(d.MCP, call) && matchesMCP(g.MCP, call); got != want {
-				fail("mcp %s: allowed %v, want %v", call, got, want)
-			}
+			assert.Equal(t, matchesMCP(d.MCP, call) && matchesMCP(g.MCP, call), matchesMCP(eff.MCP, call), "%s: mcp %s allowed", where, call)
 		}
 		for _, n := range genNames {
-			if got, want := slices.Contains(eff.Env, n), slices.Contains(d.Env, n) && slices.Contains(g.Env, n); got != want {
-				fail("env %s: allowed %v, want %v", n, got, want)
-			}
+			assert.Equal(t, slices.Contains(d.Env, n) && slices.Contains(g.Env, n), slices.Contains(eff.Env, n), "%s: env %s allowed", where, n)
 		}
 
 		// Missing names a kind exactly when it is declared and nothing of
 		// it survives.
 		m := Missing(d, g)
-		if (len(m.Read) > 0) != (len(d.Read) > 0 && len(eff.Read) == 0) ||
-			(len(m.Net) > 0) != (len(d.Net) > 0 && len(eff.Net) == 0) ||
-			(len(m.MCP) > 0) != (len(d.MCP) > 0 && len(eff.MCP) == 0) {
-			fail("Missing = %s", Describe(m))
-		}
+		assert.Equal(t, len(d.Read) > 0 && len(eff.Read) == 0, len(m.Read) > 0, "%s: Missing = %s names read", where, Describe(m))
+		assert.Equal(t, len(d.Net) > 0 && len(eff.Net) == 0, len(m.Net) > 0, "%s: Missing = %s names net", where, Describe(m))
+		assert.Equal(t, len(d.MCP) > 0 && len(eff.MCP) == 0, len(m.MCP) > 0, "%s: Missing = %s names mcp", where, Describe(m))
 
 		// -A grants exactly the declaration.
 		all, err := GrantFromFlags(d, true, nil)
-		if err != nil {
-			fail("GrantFromFlags(-A): %v", err)
-		}
-		if diff := cmp.Diff(d, Effective(d, all)); diff != "" {
-			fail("-A effective is not the declaration (-declared +effective):\n%s", diff)
-		}
+		assert.NoError(t, err, "%s: GrantFromFlags(-A)", where)
+		assert.Equal(t, d, Effective(d, all), "%s: -A effective is not the declaration", where)
 		if t.Failed() {
 			return
 		}

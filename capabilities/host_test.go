@@ -3,6 +3,9 @@ package capabilities
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseHostPattern(t *testing.T) {
@@ -76,12 +79,11 @@ func TestParseHostPattern(t *testing.T) {
 			if wantText == "" {
 				wantText = tt.in
 			}
-			if text, err := got.MarshalText(); err != nil || string(text) != wantText {
-				t.Errorf("MarshalText() = %q, %v; want %q", text, err, wantText)
+			text, err := got.MarshalText()
+			if assert.NoError(t, err, "MarshalText()") {
+				assert.Equal(t, wantText, string(text), "MarshalText()")
 			}
-			if err := got.validate(); err != nil {
-				t.Errorf("parsed pattern %#v does not validate: %v", got, err)
-			}
+			assert.NoError(t, got.validate(), "parsed pattern %#v does not validate", got)
 		})
 	}
 }
@@ -126,12 +128,8 @@ func TestHostPatternMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p, err := ParseHostPattern(tt.pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := p.Match(tt.host, tt.port); got != tt.want {
-			t.Errorf("%q.Match(%q, %d) = %v, want %v", tt.pattern, tt.host, tt.port, got, tt.want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, p.Match(tt.host, tt.port), "%q.Match(%q, %d)", tt.pattern, tt.host, tt.port)
 	}
 }
 
@@ -147,8 +145,10 @@ func TestHostPatternValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := tt.p.validate()
-		if (err == nil) != (tt.wantErr == "") || err != nil && err.Error() != tt.wantErr {
-			t.Errorf("%#v.validate() = %v, want %q", tt.p, err, tt.wantErr)
+		if tt.wantErr == "" {
+			assert.NoError(t, err, "%#v.validate()", tt.p)
+		} else {
+			assert.EqualError(t, err, tt.wantErr, "%#v.validate()", tt.p)
 		}
 	}
 }
@@ -170,9 +170,7 @@ func FuzzParseHostPattern(f *testing.F) {
 		}
 		text := p.String()
 		q, err := ParseHostPattern(text)
-		if err != nil {
-			t.Fatalf("ParseHostPattern(%q) = %#v, but its String %q does not parse: %v", s, p, text, err)
-		}
+		require.NoError(t, err, "ParseHostPattern(%q) = %#v, but its String %q does not parse", s, p, text)
 		if q != p {
 			t.Fatalf("ParseHostPattern(%q) = %#v, but ParseHostPattern(%q) = %#v", s, p, text, q)
 		}

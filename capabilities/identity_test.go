@@ -1,13 +1,13 @@
 package capabilities
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPolicyGrantIdentity: a table by name goes to the skill the operator
@@ -16,13 +16,9 @@ func TestPolicyGrantIdentity(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	real := filepath.Join(home, ".agents", "skills", "deploy")
-	if err := os.MkdirAll(real, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(real, 0o755))
 	link := filepath.Join(home, "deploy-link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(real, link))
 	hostile := filepath.Join(home, "repo", ".agents", "skills", "zz-helper")
 	const digest = "sha256:" + "ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01"
 	byName, err := ParsePolicy([]byte(`
@@ -31,9 +27,7 @@ read = ["workspace"]
 [skills.deploy]
 env = ["API_TOKEN"]
 `), filepath.Join(home, "policy.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pinned, err := ParsePolicy([]byte(`
 [default]
 read = ["workspace"]
@@ -45,15 +39,9 @@ path = "deploy-link"
 digest = "`+digest+`"
 env = ["API_TOKEN"]
 `), filepath.Join(home, "policy.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := pinned.Identities["deploy"].Path; got != real {
-		t.Errorf("~/ path = %q, want %q", got, real)
-	}
-	if got := pinned.Identities["pinned"].Path; got != link {
-		t.Errorf("relative path = %q, want %q (from the policy's folder)", got, link)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, real, pinned.Identities["deploy"].Path, "~/ path")
+	assert.Equal(t, link, pinned.Identities["pinned"].Path, "relative path (from the policy's folder)")
 	digestOf := func(d string) func() (string, error) { return func() (string, error) { return d, nil } }
 	token := Set{Read: []Path{{Root: RootWorkspace}}, Env: []string{"API_TOKEN"}}
 	def := Set{Read: []Path{{Root: RootWorkspace}}}
@@ -91,16 +79,11 @@ env = ["API_TOKEN"]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.policy.Grant(tt.ref)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("grant mismatch (-want +got):\n%s", diff)
-			}
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Errorf("unexpected error: %v", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
-			case tt.wantErr != "" && !errors.Is(err, ErrNotBound):
-				t.Errorf("error %v does not wrap ErrNotBound", err)
+			assert.Equal(t, tt.want, got, "grant")
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else if assert.ErrorContains(t, err, tt.wantErr) {
+				assert.ErrorIs(t, err, ErrNotBound)
 			}
 		})
 	}
@@ -115,8 +98,6 @@ func TestPolicyIdentityErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := ParsePolicy([]byte(tt.src), "p.toml")
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%q: error = %v, want one containing %q", tt.src, err, tt.want)
-		}
+		assert.ErrorContains(t, err, tt.want, "%q", tt.src)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParsePath(t *testing.T) {
@@ -55,9 +58,7 @@ func TestParsePath(t *testing.T) {
 			if !ok {
 				return
 			}
-			if err := got.validate(); err != nil {
-				t.Errorf("parsed path %#v does not validate: %v", got, err)
-			}
+			assert.NoError(t, got.validate(), "parsed path %#v does not validate", got)
 		})
 	}
 }
@@ -74,19 +75,14 @@ func TestPathString(t *testing.T) {
 		{Path{Root: RootSkill, Sub: "references/api"}, "skill/references/api", "/skill/references/api"},
 	}
 	for _, tt := range tests {
-		if got := tt.p.String(); got != tt.text {
-			t.Errorf("%#v.String() = %q, want %q", tt.p, got, tt.text)
+		assert.Equal(t, tt.text, tt.p.String(), "%#v.String()", tt.p)
+		text, err := tt.p.MarshalText()
+		if assert.NoError(t, err, "%#v.MarshalText()", tt.p) {
+			assert.Equal(t, tt.text, string(text), "%#v.MarshalText()", tt.p)
 		}
-		if text, err := tt.p.MarshalText(); err != nil || string(text) != tt.text {
-			t.Errorf("%#v.MarshalText() = %q, %v; want %q", tt.p, text, err, tt.text)
-		}
-		if got := tt.p.GuestPath(); got != tt.guestPath {
-			t.Errorf("%#v.GuestPath() = %q, want %q", tt.p, got, tt.guestPath)
-		}
+		assert.Equal(t, tt.guestPath, tt.p.GuestPath(), "%#v.GuestPath()", tt.p)
 	}
-	if got, want := Root(0).String(), "Root(0)"; got != want {
-		t.Errorf("Root(0).String() = %q, want %q", got, want)
-	}
+	assert.Equal(t, "Root(0)", Root(0).String(), "Root(0).String()")
 }
 
 func TestPathContains(t *testing.T) {
@@ -110,28 +106,20 @@ func TestPathContains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p, other := mustPath(t, tt.p), mustPath(t, tt.other)
-		if got := p.Contains(other); got != tt.want {
-			t.Errorf("%q.Contains(%q) = %v, want %v", tt.p, tt.other, got, tt.want)
-		}
+		assert.Equal(t, tt.want, p.Contains(other), "%q.Contains(%q)", tt.p, tt.other)
 	}
 }
 
 func TestPathJSON(t *testing.T) {
 	b, err := json.Marshal([]Path{{Root: RootWorkspace, Sub: "data"}, {Root: RootSkill}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := string(b), `["workspace/data","skill"]`; got != want {
-		t.Errorf("json.Marshal = %s, want %s", got, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, `["workspace/data","skill"]`, string(b), "json.Marshal")
 }
 
 func mustPath(t *testing.T, s string) Path {
 	t.Helper()
 	p, err := ParsePath(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return p
 }
 
@@ -151,9 +139,7 @@ func FuzzParsePath(f *testing.F) {
 		}
 		text := p.String()
 		q, err := ParsePath(text)
-		if err != nil {
-			t.Fatalf("ParsePath(%q) = %#v, but its String %q does not parse: %v", s, p, text, err)
-		}
+		require.NoError(t, err, "ParsePath(%q) = %#v, but its String %q does not parse", s, p, text)
 		if q != p {
 			t.Fatalf("ParsePath(%q) = %#v, but ParsePath(%q) = %#v", s, p, text, q)
 		}

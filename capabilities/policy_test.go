@@ -1,7 +1,6 @@
 package capabilities
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,14 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLoadPolicy(t *testing.T) {
 	p, err := LoadPolicy("testdata/policy/valid.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct {
 		skill string
 		want  string
@@ -37,9 +35,7 @@ timeout = "30s"`},
 timeout = "30s"`},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(parseSet(t, tt.want), p.For(tt.skill)); diff != "" {
-			t.Errorf("For(%q) mismatch (-want +got):\n%s", tt.skill, diff)
-		}
+		assert.Equal(t, parseSet(t, tt.want), p.For(tt.skill), "For(%q)", tt.skill)
 	}
 }
 
@@ -60,13 +56,10 @@ testdata/policy/bad-values.toml:10: skills."has space": "has space" is not a val
 	}
 	for _, tt := range tests {
 		p, err := LoadPolicy(filepath.Join("testdata/policy", tt.file))
-		if err == nil {
-			t.Errorf("%s: no error; policy %+v", tt.file, p)
+		if !assert.Error(t, err, "%s: no error; policy %+v", tt.file, p) {
 			continue
 		}
-		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
-			t.Errorf("%s: error mismatch (-want +got):\n%s", tt.file, diff)
-		}
+		assert.Equal(t, tt.want, err.Error(), "%s: error", tt.file)
 	}
 }
 
@@ -100,15 +93,9 @@ func TestParsePolicyErrors(t *testing.T) {
 			// Without the nesting bounds, the deep cases take minutes.
 			start := time.Now()
 			p, err := ParsePolicy([]byte(tt.src), "p.toml")
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("took %v", d)
-			}
-			if err == nil {
-				t.Fatalf("no error; policy %+v", p)
-			}
-			if !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("error:\n got: %s\nwant: %s...", err, tt.want)
-			}
+			assert.LessOrEqual(t, time.Since(start), 10*time.Second, "took too long")
+			require.Error(t, err, "no error; policy %+v", p)
+			assert.True(t, strings.HasPrefix(err.Error(), tt.want), "error:\n got: %s\nwant: %s...", err, tt.want)
 		})
 	}
 }
@@ -120,13 +107,10 @@ func TestParsePolicyManyProblems(t *testing.T) {
 		fmt.Fprintf(&b, "k%d = 1\n", i)
 	}
 	_, err := ParsePolicy([]byte(b.String()), "p.toml")
-	if err == nil {
-		t.Fatal("no error")
-	}
+	require.Error(t, err, "no error")
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != maxPolicyProblems+1 || !strings.HasSuffix(lines[len(lines)-1], "more problems not shown") {
-		t.Errorf("%d lines, last %q; want %d problems and a count of the rest", len(lines), lines[len(lines)-1], maxPolicyProblems)
-	}
+	assert.Len(t, lines, maxPolicyProblems+1, "want %d problems and a count of the rest", maxPolicyProblems)
+	assert.True(t, strings.HasSuffix(lines[len(lines)-1], "more problems not shown"), "last line %q; want a count of the rest", lines[len(lines)-1])
 }
 
 func TestParsePolicyScanner(t *testing.T) {
@@ -141,37 +125,27 @@ env = [ # a comment ]]]]]]]]]]]]
 ]
 `
 	p, err := ParsePolicy([]byte(src), "p.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Default.Net) != 2 || len(p.Default.Tools) != 3 || len(p.Default.Env) != 1 {
-		t.Errorf("policy = %+v", p.Default)
-	}
+	require.NoError(t, err)
+	assert.Len(t, p.Default.Net, 2, "policy = %+v", p.Default)
+	assert.Len(t, p.Default.Tools, 3, "policy = %+v", p.Default)
+	assert.Len(t, p.Default.Env, 1, "policy = %+v", p.Default)
 }
 
 func TestParsePolicyEmpty(t *testing.T) {
 	p, err := ParsePolicy(nil, "empty.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := p.For("x"); !s.IsZero() {
-		t.Errorf("empty policy grants %s", Describe(s))
-	}
+	require.NoError(t, err)
+	s := p.For("x")
+	assert.True(t, s.IsZero(), "empty policy grants %s", Describe(s))
 }
 
 func TestLoadPolicyFileErrors(t *testing.T) {
 	_, err := LoadPolicy(filepath.Join(t.TempDir(), "missing.toml"))
-	if !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("LoadPolicy(missing) = %v, want fs.ErrNotExist", err)
-	}
+	assert.ErrorIs(t, err, fs.ErrNotExist, "LoadPolicy(missing)")
 
 	big := filepath.Join(t.TempDir(), "big.toml")
-	if err := os.WriteFile(big, []byte(strings.Repeat("\n", maxPolicySize+10)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadPolicy(big); err == nil || !strings.Contains(err.Error(), "larger than the limit") {
-		t.Errorf("LoadPolicy(big) = %v, want a size error", err)
-	}
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("\n", maxPolicySize+10)), 0o600))
+	_, err = LoadPolicy(big)
+	assert.ErrorContains(t, err, "larger than the limit", "LoadPolicy(big)")
 }
 
 func TestPolicyForGoValue(t *testing.T) {
@@ -187,22 +161,18 @@ timeout = "5s"`)},
 	want := parseSet(t, `read = ["skill"]
 env = ["LANG"]
 timeout = "5s"`)
-	if diff := cmp.Diff(want, p.For("s")); diff != "" {
-		t.Errorf("For mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, p.For("s"), "For")
 
 	// The result shares no memory with the policy.
 	got := p.For("other")
 	got.Read[0] = Path{Root: RootSkill}
 	got.Env[0] = "X"
-	if p.Default.Read[0].Root != RootWorkspace || p.Default.Env[0] != "LANG" {
-		t.Errorf("modifying For's result changed the policy: %+v", p.Default)
-	}
+	assert.Equal(t, RootWorkspace, p.Default.Read[0].Root, "modifying For's result changed the policy: %+v", p.Default)
+	assert.Equal(t, "LANG", p.Default.Env[0], "modifying For's result changed the policy: %+v", p.Default)
 
 	var nilPolicy *Policy
-	if s := nilPolicy.For("s"); !s.IsZero() {
-		t.Errorf("nil Policy grants %s", Describe(s))
-	}
+	s := nilPolicy.For("s")
+	assert.True(t, s.IsZero(), "nil Policy grants %s", Describe(s))
 }
 
 // FuzzParsePolicy checks that no input panics or takes long, and that a
@@ -211,9 +181,7 @@ func FuzzParsePolicy(f *testing.F) {
 	files, _ := filepath.Glob("testdata/policy/*.toml")
 	for _, file := range files {
 		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		f.Add(data)
 	}
 	f.Add([]byte("a.b.c.d = 1\nx = [[[{a={b=1}}]]]\n'''\n"))
@@ -227,9 +195,7 @@ func FuzzParsePolicy(f *testing.F) {
 			return
 		}
 		for _, s := range append([]Set{p.Default, p.For("x")}, mapValues(p.Skills)...) {
-			if err := s.Validate(); err != nil {
-				t.Errorf("parsed policy holds an invalid set: %v", err)
-			}
+			assert.NoError(t, s.Validate(), "parsed policy holds an invalid set")
 		}
 	})
 }
@@ -255,22 +221,20 @@ read = ["workspace"]
 [skills."other"]
 read = ["workspace"]
 `), "policy.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ng, err := p.Native(SkillRef{Name: "pdf", Folder: "pdf"})
-	if err != nil || ng == nil || len(ng.Path) != 2 || ng.Path[1] != "/bin" {
-		t.Fatalf("pdf: %+v %v", ng, err)
-	}
-	if ng, err := p.Native(SkillRef{Name: "other", Folder: "other"}); ng != nil || err != nil {
-		t.Fatalf("other has no native grant: %+v %v", ng, err)
-	}
-	if ng, err := p.Native(SkillRef{Name: "pdf", Folder: "impostor"}); ng != nil || err == nil {
-		t.Fatalf("a skill claiming the name in another folder gets no native grant: %+v %v", ng, err)
-	}
-	if g := p.For("pdf"); len(g.Read) != 1 {
-		t.Fatalf("the rest of the table still grants: %+v", g)
-	}
+	require.NoError(t, err, "pdf")
+	require.NotNil(t, ng, "pdf")
+	require.Len(t, ng.Path, 2, "pdf: %+v", ng)
+	require.Equal(t, "/bin", ng.Path[1], "pdf: %+v", ng)
+	ng, err = p.Native(SkillRef{Name: "other", Folder: "other"})
+	require.NoError(t, err, "other")
+	require.Nil(t, ng, "other has no native grant")
+	ng, err = p.Native(SkillRef{Name: "pdf", Folder: "impostor"})
+	require.Error(t, err, "a skill claiming the name in another folder")
+	require.Nil(t, ng, "a skill claiming the name in another folder gets no native grant")
+	g := p.For("pdf")
+	require.Len(t, g.Read, 1, "the rest of the table still grants: %+v", g)
 	for src, want := range map[string]string{
 		"[default]\nnative = true\n":                           "policy.toml:2: default.native: the native tier is granted per skill",
 		"[skills.a]\nnative = \"yes\"\n":                       "policy.toml:2: skills.a.native: expected true or false",
@@ -278,8 +242,6 @@ read = ["workspace"]
 		"[skills.a]\nnative_path = [\"/bin\"]\n":               "native_path without native = true grants nothing",
 	} {
 		_, err := ParsePolicy([]byte(src), "policy.toml")
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: got %v, want %q", src, err, want)
-		}
+		assert.ErrorContains(t, err, want, "%q", src)
 	}
 }

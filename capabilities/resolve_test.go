@@ -2,10 +2,11 @@ package capabilities
 
 import (
 	"errors"
-	"slices"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestResolve: the resolver adds policy, flags, -A and limits up the way
@@ -18,9 +19,7 @@ read = ["workspace"]
 env = ["API_TOKEN"]
 timeout = "20s"
 `), "/etc/skillrun/policy.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	declared := parseSet(t, `
 read    = ["skill", "workspace/data"]
 write   = ["workspace/out"]
@@ -57,24 +56,16 @@ timeout = "30s"
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := tc.r.Resolve(tc.ref, declared)
-			if err != nil {
-				t.Fatal(err)
+			require.NoError(t, err)
+			assert.Equal(t, tc.eff, Describe(res.Effective), "effective")
+			assert.Equal(t, tc.missing, Describe(res.Missing), "missing")
+			if len(tc.sources) == 0 {
+				assert.Empty(t, res.Sources, "sources")
+			} else {
+				assert.Equal(t, tc.sources, res.Sources, "sources")
 			}
-			if got := Describe(res.Effective); got != tc.eff {
-				t.Errorf("effective %s, want %s", got, tc.eff)
-			}
-			if got := Describe(res.Missing); got != tc.missing {
-				t.Errorf("missing %s, want %s", got, tc.missing)
-			}
-			if !slices.Equal(res.Sources, tc.sources) {
-				t.Errorf("sources %q, want %q", res.Sources, tc.sources)
-			}
-			if tc.unbound != errors.Is(res.Unbound, ErrNotBound) {
-				t.Errorf("unbound %v, want one: %v", res.Unbound, tc.unbound)
-			}
-			if got := Describe(Effective(declared, res.Granted)); got != tc.eff {
-				t.Errorf("Effective(declared, Granted) = %s, not the resolution's %s", got, tc.eff)
-			}
+			assert.Equal(t, tc.unbound, errors.Is(res.Unbound, ErrNotBound), "unbound: %v", res.Unbound)
+			assert.Equal(t, tc.eff, Describe(Effective(declared, res.Granted)), "Effective(declared, Granted), not the resolution's")
 		})
 	}
 }
@@ -92,12 +83,9 @@ func TestResolveErrors(t *testing.T) {
 		{Resolver{Timeout: Duration(-time.Second)}, "--timeout must be positive"},
 	} {
 		res, err := tc.r.Resolve(SkillRef{Name: "x"}, declared)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: err %v, want %q", tc.r, err, tc.want)
-		}
-		if !res.Effective.IsZero() || !res.Granted.IsZero() {
-			t.Errorf("%+v: a failed resolution grants %s", tc.r, Describe(res.Granted))
-		}
+		assert.ErrorContains(t, err, tc.want, "%+v", tc.r)
+		assert.True(t, res.Effective.IsZero(), "%+v: a failed resolution grants %s", tc.r, Describe(res.Effective))
+		assert.True(t, res.Granted.IsZero(), "%+v: a failed resolution grants %s", tc.r, Describe(res.Granted))
 	}
 }
 
@@ -105,9 +93,7 @@ func TestResolveErrors(t *testing.T) {
 // flags, -A and the policy's default over the workspace; nothing else.
 func TestResolverWorkspace(t *testing.T) {
 	pol, err := ParsePolicy([]byte("[default]\nread = [\"workspace/docs\"]\nenv = [\"HOME\"]\n[skills.x]\nwrite = [\"workspace\"]\n"), "p.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		r    *Resolver
 		want string
@@ -119,9 +105,7 @@ func TestResolverWorkspace(t *testing.T) {
 		{&Resolver{Flags: []FlagGrant{{Kind: "write", Value: "workspace/out", HasValue: true}, {Kind: "env", Value: "TOKEN", HasValue: true}}}, "write=workspace/out"},
 		{&Resolver{Flags: []FlagGrant{{Kind: "read", Value: "skill", HasValue: true}}}, "nothing"},
 	} {
-		if got := Describe(tc.r.Workspace()); got != tc.want {
-			t.Errorf("%+v: Workspace() = %s, want %s", tc.r, got, tc.want)
-		}
+		assert.Equal(t, tc.want, Describe(tc.r.Workspace()), "%+v: Workspace()", tc.r)
 	}
 }
 
@@ -130,28 +114,17 @@ func TestResolverWorkspace(t *testing.T) {
 func TestResolutionAllow(t *testing.T) {
 	declared := parseSet(t, `env = ["LANG"]`)
 	res, err := (&Resolver{}).Resolve(SkillRef{Name: "x"}, declared)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(res.Why(), "not granted: env=LANG (add --allow-env=LANG)") {
-		t.Errorf("Why() = %q", res.Why())
-	}
+	require.NoError(t, err)
+	assert.Contains(t, res.Why(), "not granted: env=LANG (add --allow-env=LANG)", "Why()")
 	res = res.Allow(Set{Env: []string{"LANG", "HOME"}}, "the prompt")
-	if got := Describe(res.Effective); got != "env=LANG" {
-		t.Errorf("after Allow: %s", got)
-	}
-	if !res.Missing.IsZero() || res.Why() != "granted env=LANG (by the prompt)" {
-		t.Errorf("after Allow: missing %s, why %q", Describe(res.Missing), res.Why())
-	}
+	assert.Equal(t, "env=LANG", Describe(res.Effective), "after Allow: effective")
+	assert.True(t, res.Missing.IsZero(), "after Allow: missing %s", Describe(res.Missing))
+	assert.Equal(t, "granted env=LANG (by the prompt)", res.Why(), "after Allow: Why()")
 }
 
 func TestKinds(t *testing.T) {
 	want := []string{"read", "write", "env", "net", "tools", "mcp", "skills"}
-	if got := Kinds(); !slices.Equal(got, want) {
-		t.Errorf("Kinds() = %q, want %q", got, want)
-	}
+	assert.Equal(t, want, Kinds(), "Kinds()")
 	Kinds()[0] = "x"
-	if Kinds()[0] != "read" {
-		t.Error("Kinds returns the package's own slice")
-	}
+	assert.Equal(t, "read", Kinds()[0], "Kinds returns the package's own slice")
 }

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSetDecodeTOML(t *testing.T) {
@@ -27,12 +28,8 @@ output  = "1MiB"
 `
 	var got Set
 	md, err := toml.Decode(src, &got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := md.Undecoded(); len(u) > 0 {
-		t.Errorf("undecoded keys: %v", u)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, md.Undecoded(), "undecoded keys")
 	want := Set{
 		Read:    []Path{{Root: RootSkill}, {Root: RootWorkspace}},
 		Write:   []Path{{Root: RootWorkspace, Sub: "out"}},
@@ -45,33 +42,19 @@ output  = "1MiB"
 		Timeout: Duration(10 * time.Second),
 		Output:  MiB,
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("decoded Set mismatch (-want +got):\n%s", diff)
-	}
-	if err := got.Validate(); err != nil {
-		t.Errorf("Validate() = %v", err)
-	}
-	if got.IsZero() {
-		t.Error("IsZero() = true for a full set")
-	}
+	assert.Equal(t, want, got, "decoded Set")
+	assert.NoError(t, got.Validate(), "Validate()")
+	assert.False(t, got.IsZero(), "IsZero() for a full set")
 
 	b, err := json.Marshal(got)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	const wantJSON = `{"read":["skill","workspace"],"write":["workspace/out"],"env":["LANG"],` +
 		`"net":["api.example.com","*.example.org:443"],"tools":["workspace_read"],"mcp":["github/*"],` +
 		`"skills":["pdf-extract"],"memory":"64MiB","timeout":"10s","output":"1MiB"}`
-	if string(b) != wantJSON {
-		t.Errorf("json.Marshal =\n%s\nwant\n%s", b, wantJSON)
-	}
+	assert.Equal(t, wantJSON, string(b), "json.Marshal")
 	var back Set
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(got, back); diff != "" {
-		t.Errorf("JSON round trip mismatch (-want +got):\n%s", diff)
-	}
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, got, back, "JSON round trip")
 }
 
 func TestSetDecodeTOMLErrors(t *testing.T) {
@@ -88,12 +71,10 @@ func TestSetDecodeTOMLErrors(t *testing.T) {
 	for _, tt := range tests {
 		var s Set
 		_, err := toml.Decode(tt.src, &s)
-		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-			t.Errorf("toml.Decode(%q) error = %v, want it to contain %q", tt.src, err, tt.wantErr)
-		}
+		assert.ErrorContains(t, err, tt.wantErr, "toml.Decode(%q)", tt.src)
 		var pe toml.ParseError
-		if !errors.As(err, &pe) || pe.Position.Line != 1 {
-			t.Errorf("toml.Decode(%q) error = %#v, want a toml.ParseError at line 1", tt.src, err)
+		if assert.ErrorAs(t, err, &pe, "toml.Decode(%q): want a toml.ParseError", tt.src) {
+			assert.Equal(t, 1, pe.Position.Line, "toml.Decode(%q): line of the error", tt.src)
 		}
 	}
 }
@@ -194,32 +175,23 @@ func TestSetValidate(t *testing.T) {
 			var got []string
 			if err != nil {
 				joined, ok := err.(interface{ Unwrap() []error })
-				if !ok {
-					t.Fatalf("Validate() = %T, want an errors.Join result", err)
-				}
+				require.True(t, ok, "Validate() = %T, want an errors.Join result", err)
 				for _, e := range joined.Unwrap() {
 					ke, ok := errors.AsType[*KeyError](e)
-					if !ok {
-						t.Errorf("error %q is %T, want *KeyError", e, e)
+					if !assert.True(t, ok, "error %q is %T, want *KeyError", e, e) {
 						continue
 					}
-					if !strings.HasPrefix(e.Error(), ke.Key+": ") {
-						t.Errorf("error %q does not start with its key %q", e, ke.Key)
-					}
+					assert.True(t, strings.HasPrefix(e.Error(), ke.Key+": "), "error %q does not start with its key %q", e, ke.Key)
 					got = append(got, e.Error())
 				}
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Validate() mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, tt.want, got, "Validate()")
 		})
 	}
 }
 
 func TestSetIsZero(t *testing.T) {
-	if !(Set{}).IsZero() {
-		t.Error("Set{}.IsZero() = false")
-	}
+	assert.True(t, (Set{}).IsZero(), "Set{}.IsZero()")
 	for _, s := range []Set{
 		{Read: []Path{{Root: RootSkill}}},
 		{Write: []Path{{Root: RootWorkspace}}},
@@ -232,8 +204,6 @@ func TestSetIsZero(t *testing.T) {
 		{Timeout: 1},
 		{Output: 1},
 	} {
-		if s.IsZero() {
-			t.Errorf("%+v.IsZero() = true", s)
-		}
+		assert.False(t, s.IsZero(), "%+v.IsZero()", s)
 	}
 }

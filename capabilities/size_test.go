@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseSize(t *testing.T) {
@@ -54,14 +57,12 @@ func TestParseSize(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			got, ok := unmarshalCase(t, tt.in, tt.want, tt.wantErr)
 			if !ok {
-				if got != 0 {
-					t.Errorf("UnmarshalText(%q) changed the value to %d on error", tt.in, got)
-				}
+				assert.Zero(t, got, "UnmarshalText(%q) changed the value on error", tt.in)
 				return
 			}
 			back, err := ParseSize(got.String())
-			if err != nil || back != got {
-				t.Errorf("ParseSize(%q) = %d, %v; want %d (round trip)", got.String(), back, err, got)
+			if assert.NoError(t, err, "ParseSize(%q)", got.String()) {
+				assert.Equal(t, got, back, "ParseSize(%q) (round trip)", got.String())
 			}
 		})
 	}
@@ -84,12 +85,10 @@ func TestSizeString(t *testing.T) {
 		{TiB, "1TiB"},
 	}
 	for _, tt := range tests {
-		if got := tt.in.String(); got != tt.want {
-			t.Errorf("Size(%d).String() = %q, want %q", int64(tt.in), got, tt.want)
-		}
+		assert.Equal(t, tt.want, tt.in.String(), "Size(%d).String()", int64(tt.in))
 		text, err := tt.in.MarshalText()
-		if err != nil || string(text) != tt.want {
-			t.Errorf("Size(%d).MarshalText() = %q, %v; want %q", int64(tt.in), text, err, tt.want)
+		if assert.NoError(t, err, "Size(%d).MarshalText()", int64(tt.in)) {
+			assert.Equal(t, tt.want, string(text), "Size(%d).MarshalText()", int64(tt.in))
 		}
 	}
 }
@@ -100,15 +99,11 @@ func TestSizeJSON(t *testing.T) {
 		Output Size `json:"output,omitempty"`
 	}
 	b, err := json.Marshal(limits{Memory: 64 * MiB})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := string(b), `{"memory":"64MiB"}`; got != want {
-		t.Errorf("json.Marshal = %s, want %s", got, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, `{"memory":"64MiB"}`, string(b), "json.Marshal")
 	var back limits
-	if err := json.Unmarshal(b, &back); err != nil || back.Memory != 64*MiB {
-		t.Errorf("json.Unmarshal(%s) = %+v, %v", b, back, err)
+	if assert.NoError(t, json.Unmarshal(b, &back), "json.Unmarshal(%s)", b) {
+		assert.Equal(t, 64*MiB, back.Memory, "json.Unmarshal(%s)", b)
 	}
 }
 
@@ -139,19 +134,15 @@ func TestParseDuration(t *testing.T) {
 				return
 			}
 			text, err := got.MarshalText()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			back, err := ParseDuration(string(text))
-			if err != nil || back != got {
-				t.Errorf("ParseDuration(%q) = %v, %v; want %v (round trip)", text, back, err, got)
+			if assert.NoError(t, err, "ParseDuration(%q)", text) {
+				assert.Equal(t, got, back, "ParseDuration(%q) (round trip)", text)
 			}
 		})
 	}
 }
 
 func TestDurationString(t *testing.T) {
-	if got, want := Duration(90*time.Second).String(), "1m30s"; got != want {
-		t.Errorf("String() = %q, want %q", got, want)
-	}
+	assert.Equal(t, "1m30s", Duration(90*time.Second).String(), "String()")
 }

@@ -3,6 +3,9 @@ package capabilities
 import (
 	"encoding"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // unmarshalCase parses in with UnmarshalText into a fresh T and checks the
@@ -17,16 +20,10 @@ func unmarshalCase[T comparable, P interface {
 	var got T
 	err := P(&got).UnmarshalText([]byte(in))
 	if wantErr != "" {
-		if err == nil || err.Error() != wantErr {
-			t.Fatalf("UnmarshalText(%q) error = %v, want %q", in, err, wantErr)
-		}
+		require.EqualError(t, err, wantErr, "UnmarshalText(%q)", in)
 		return got, false
 	}
-	if err != nil {
-		t.Fatalf("UnmarshalText(%q): %v", in, err)
-	}
-	if got != want {
-		t.Errorf("UnmarshalText(%q) = %+v, want %+v", in, got, want)
-	}
+	require.NoError(t, err, "UnmarshalText(%q)", in)
+	assert.Equal(t, want, got, "UnmarshalText(%q)", in)
 	return got, true
 }

@@ -3,8 +3,9 @@
 package guest
 
 import (
-	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestNotInSandbox: built natively, every function says so.
@@ -20,14 +21,9 @@ func TestNotInSandbox(t *testing.T) {
 	_, err9 := Fetch(&FetchRequest{URL: "http://x/"})
 	Log("info", "nothing happens")
 	for i, err := range []error{err1, err2, err3, err4, err5, err6, err7, err8, err9} {
-		if !errors.Is(err, ErrNotInSandbox) {
-			t.Errorf("call %d: %v, want ErrNotInSandbox", i+1, err)
-		}
+		assert.ErrorIs(t, err, ErrNotInSandbox, "call %d", i+1)
 	}
-	if ABIVersion() != 0 {
-		t.Error("ABIVersion outside the sandbox is not 0")
-	}
-	if _, err := CallTool("t", func() {}); err == nil {
-		t.Error("an unencodable input gave no error")
-	}
+	assert.Zero(t, ABIVersion(), "ABIVersion outside the sandbox")
+	_, err := CallTool("t", func() {})
+	assert.Error(t, err, "an unencodable input gave no error")
 }

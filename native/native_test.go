@@ -82,6 +82,9 @@ func TestRun(t *testing.T) {
 // TestAttacks: each attack a script could make on the host, run natively
 // in the box: each is refused, and nothing outside the box changes.
 func TestAttacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: one boxed process per attack on the host (1.3 s); the full suite runs it")
+	}
 	requireConfinement(t)
 	home, _ := os.UserHomeDir()
 	for _, c := range []struct {
@@ -143,7 +146,7 @@ func TestNoNetwork(t *testing.T) {
 	assert.Contains(t, errOut, "connect: ", "each connection is refused (Landlock's TCP rule first; the empty network namespace besides)")
 	select {
 	case <-accepted:
-		t.Fatal("the host's loopback accepted a connection from the box")
+		require.FailNow(t, "the host's loopback accepted a connection from the box")
 	case <-time.After(100 * time.Millisecond):
 	}
 }
@@ -182,7 +185,7 @@ a.sendall(b"pair"); print(b.recv(4).decode())
 	assert.Equal(t, "refused: True\nrefused: True\nrefused: True\npair\n", stdout.String())
 	select {
 	case <-accepted:
-		t.Fatal("the confined program reached a UNIX socket outside its grant")
+		require.FailNow(t, "the confined program reached a UNIX socket outside its grant")
 	case <-time.After(100 * time.Millisecond):
 	}
 }
@@ -320,6 +323,9 @@ print(Image.open("out.png").getpixel((8, 8)), img.size)
 // /etc/matplotlibrc at import, and its font list runs fc-list, which
 // reads /etc/fonts (without it, a "Fontconfig error" on stderr).
 func TestMatplotlib(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: imports Debian's matplotlib natively, boxed and not (2 s); the full suite runs it")
+	}
 	requireConfinement(t)
 	const script = `
 import matplotlib
@@ -368,17 +374,14 @@ func BenchmarkStart(b *testing.B) {
 	dir := b.TempDir()
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
-			if err := exec.Command("/bin/true").Run(); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, exec.Command("/bin/true").Run())
 		}
 	})
 	b.Run("confined", func(b *testing.B) {
 		for b.Loop() {
 			res, err := Run(context.Background(), &Spec{Path: "/bin/true", Args: []string{"true"}, Dir: dir, ReadOnly: SystemPaths})
-			if err != nil || res.ExitCode != 0 {
-				b.Fatal(err, res)
-			}
+			require.NoError(b, err)
+			require.Zero(b, res.ExitCode, "exit code")
 		}
 	})
 }
@@ -387,6 +390,9 @@ func BenchmarkStart(b *testing.B) {
 // Main would run its own main in the helper's place; Run notices that
 // the process never says it is the helper, stops it and says what to do.
 func TestWithoutMain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds and runs a program without the helper (1.4 s); the full suite runs it")
+	}
 	requireConfinement(t)
 	bin := filepath.Join(t.TempDir(), "nomain")
 	build := exec.Command("go", "build", "-o", bin, "./testdata/nomain")

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/internal/testkit"
 )
@@ -30,16 +33,14 @@ func TestAttackReadHostFile(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		// No mounts at all: the host's files do not exist for the module.
 		res, out, err := e.run(t, nil, "read", "/etc/passwd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.ExitCode != 1 || out.stdout.String() != "error: open /etc/passwd: No such file or directory\n" {
-			t.Errorf("got exit %d, stdout %q; want ENOENT", res.ExitCode, out.stdout.String())
-		}
+		require.NoError(t, err)
+		assert.EqualValues(t, 1, res.ExitCode, "exit code; want ENOENT")
+		assert.Equal(t, "error: open /etc/passwd: No such file or directory\n", out.stdout.String(), "stdout; want ENOENT")
 		res, out, err = e.run(t, nil, "ls", "/")
-		if err != nil || res.ExitCode != 0 || out.stdout.String() != "" {
-			t.Errorf("ls / without mounts: %+v, %v, %q; want an empty root", res, err, out.stdout.String())
+		if assert.NoError(t, err, "ls / without mounts") {
+			assert.Zero(t, res.ExitCode, "ls / without mounts: exit code")
 		}
+		assert.Empty(t, out.stdout.String(), "ls / without mounts: want an empty root")
 		e.assertUsable(t)
 	})
 }
@@ -66,12 +67,8 @@ func TestAttackDotDot(t *testing.T) {
 		}
 		for _, tt := range tests {
 			_, out, err := e.run(t, cfg, tt.args...)
-			if err != nil {
-				t.Fatalf("%q: %v", tt.args, err)
-			}
-			if got := out.stdout.String(); got != tt.want {
-				t.Errorf("%q: got %q, want %q", tt.args, got, tt.want)
-			}
+			require.NoError(t, err, "%q", tt.args)
+			assert.Equal(t, tt.want, out.stdout.String(), "%q", tt.args)
 		}
 		e.assertUsable(t)
 	})
@@ -100,22 +97,19 @@ func TestAttackSymlinkEscape(t *testing.T) {
 			{"write", "/workspace/rel", "overwritten"}, // through the link to the secret
 		} {
 			res, out, err := e.run(t, cfg, args...)
-			if err != nil {
-				t.Fatalf("%q: %v", args, err)
-			}
+			require.NoError(t, err, "%q", args)
 			got := out.stdout.String()
-			if res.ExitCode != 1 || !strings.HasPrefix(got, "error: ") || strings.Contains(got, "SECRET") || strings.Contains(got, "root:") {
-				t.Errorf("%q escaped the mount: exit %d, stdout %q", args, res.ExitCode, got)
-			} else {
-				t.Logf("%q: %s", args, strings.TrimSpace(got))
-			}
+			assert.EqualValues(t, 1, res.ExitCode, "%q escaped the mount: stdout %q", args, got)
+			assert.True(t, strings.HasPrefix(got, "error: "), "%q escaped the mount: stdout %q", args, got)
+			assert.NotContains(t, got, "SECRET", "%q escaped the mount", args)
+			assert.NotContains(t, got, "root:", "%q escaped the mount", args)
+			t.Logf("%q: %s", args, strings.TrimSpace(got))
 		}
-		if b, err := os.ReadFile(filepath.Join(ws, "..", "secret.txt")); err != nil || string(b) != "SECRET" {
-			t.Errorf("the secret outside the mount was changed: %q, %v", b, err)
+		b, err := os.ReadFile(filepath.Join(ws, "..", "secret.txt"))
+		if assert.NoError(t, err, "the secret outside the mount") {
+			assert.Equal(t, "SECRET", string(b), "the secret outside the mount was changed")
 		}
-		if len(denied) == 0 {
-			t.Error("no audit denials recorded for the escapes")
-		}
+		assert.NotEmpty(t, denied, "no audit denials recorded for the escapes")
 		e.assertUsable(t)
 	})
 }
@@ -123,9 +117,7 @@ func TestAttackSymlinkEscape(t *testing.T) {
 func TestAttackWriteReadOnly(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		skill := t.TempDir()
-		if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("original"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("original"), 0o644))
 		var denied []string
 		cfg := &RunConfig{
 			Mounts: []Mount{{HostDir: skill, GuestPath: "/skill"}},
@@ -143,27 +135,20 @@ func TestAttackWriteReadOnly(t *testing.T) {
 			{[]string{"mkdir", "/skill/dir"}},
 		} {
 			res, out, err := e.run(t, cfg, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.ExitCode != 1 || !strings.Contains(out.stdout.String(), "Read-only file system") {
-				t.Errorf("%q: exit %d, stdout %q; want EROFS", tt.args, res.ExitCode, out.stdout.String())
-			}
+			require.NoError(t, err)
+			assert.EqualValues(t, 1, res.ExitCode, "%q: exit code; want EROFS", tt.args)
+			assert.Contains(t, out.stdout.String(), "Read-only file system", "%q: want EROFS", tt.args)
 		}
-		if b, _ := os.ReadFile(filepath.Join(skill, "SKILL.md")); string(b) != "original" {
-			t.Errorf("read-only file changed to %q", b)
-		}
-		if entries, _ := os.ReadDir(skill); len(entries) != 1 {
-			t.Errorf("read-only mount has %d entries, want 1", len(entries))
-		}
+		b, _ := os.ReadFile(filepath.Join(skill, "SKILL.md"))
+		assert.Equal(t, "original", string(b), "read-only file changed")
+		entries, _ := os.ReadDir(skill)
+		assert.Len(t, entries, 1, "entries of the read-only mount")
 		want := []string{
 			"fs.open_write /skill/SKILL.md: read-only file system",
 			"fs.open_write /skill/new.txt: read-only file system",
 			"fs.mkdir /skill/dir: read-only file system",
 		}
-		if strings.Join(denied, "\n") != strings.Join(want, "\n") {
-			t.Errorf("audit denials:\n%s\nwant:\n%s", strings.Join(denied, "\n"), strings.Join(want, "\n"))
-		}
+		assert.Equal(t, want, denied, "audit denials")
 		e.assertUsable(t)
 	})
 }
@@ -172,17 +157,14 @@ func TestAttackWriteReadOnly(t *testing.T) {
 // message starts with the script's name and contains want.
 func checkSandboxError(t *testing.T, err, kind error, want string) {
 	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Fatalf("got error %v, want %v", err, kind)
-	}
+	require.ErrorIs(t, err, kind)
 	for _, other := range []error{ErrTimeout, ErrMemoryLimit, ErrOutputLimit, ErrTrap} {
-		if !errors.Is(kind, other) && errors.Is(err, other) {
-			t.Errorf("error %q also matches %v", err, other)
+		if !errors.Is(kind, other) {
+			assert.NotErrorIs(t, err, other, "the error also matches another kind")
 		}
 	}
-	if !strings.HasPrefix(err.Error(), "hostile: ") || !strings.Contains(err.Error(), want) {
-		t.Errorf("error %q: want it to name the script and contain %q", err, want)
-	}
+	assert.True(t, strings.HasPrefix(err.Error(), "hostile: "), "error %q: want it to name the script", err)
+	assert.ErrorContains(t, err, want)
 }
 
 func TestAttackTimeout(t *testing.T) {
@@ -207,11 +189,11 @@ func TestAttackTimeout(t *testing.T) {
 				res, _, err := e.run(t, &cfg, tt.args...)
 				took := time.Since(start)
 				checkSandboxError(t, err, ErrTimeout, "hostile: timed out after 1s")
-				if took < timeout || took > timeout+slack {
-					t.Errorf("took %v, want %v (+ at most %v)", took, timeout, slack)
-				}
-				if res == nil || res.Duration < timeout || res.ExitCode != 0 {
-					t.Errorf("Result %+v: want Duration ≥ %v and no exit code", res, timeout)
+				assert.GreaterOrEqual(t, took, timeout, "took less than the timeout")
+				assert.LessOrEqual(t, took, timeout+slack, "took more than the timeout %v + at most %v", timeout, slack)
+				if assert.NotNil(t, res, "Result") {
+					assert.GreaterOrEqual(t, res.Duration, timeout, "Result %+v: want Duration ≥ %v", res, timeout)
+					assert.Zero(t, res.ExitCode, "Result %+v: want no exit code", res)
 				}
 				e.assertUsable(t)
 			})
@@ -231,12 +213,10 @@ func TestAttackMemoryBomb(t *testing.T) {
 		res, out, err := e.run(t, &RunConfig{Memory: limit}, "membomb")
 		checkSandboxError(t, err, ErrMemoryLimit, "memory limit 32MiB reached (the module asked to grow to ")
 		// Go's runtime reports the refused grow and exits with code 2.
-		if res.ExitCode != 2 || !strings.Contains(out.stderr.String(), "out of memory") {
-			t.Errorf("exit %d, stderr %.200q; want Go's out-of-memory exit", res.ExitCode, out.stderr.String())
-		}
-		if res.PeakMemory == 0 || res.PeakMemory > limit {
-			t.Errorf("PeakMemory %d, want in (0, %d]", res.PeakMemory, limit)
-		}
+		assert.EqualValues(t, 2, res.ExitCode, "exit code; want Go's out-of-memory exit")
+		assert.True(t, strings.Contains(out.stderr.String(), "out of memory"), "stderr %.200q; want Go's out-of-memory exit", out.stderr.String())
+		assert.NotZero(t, res.PeakMemory, "PeakMemory")
+		assert.LessOrEqual(t, res.PeakMemory, uint64(limit), "PeakMemory")
 		e.assertUsable(t)
 	})
 }
@@ -258,14 +238,15 @@ func TestAttackMemoryRaw(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				m, err := e.r.Compile(ctx, tt.wasm)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				defer m.Close(ctx)
 				res, err := m.Run(ctx, &RunConfig{Name: "hostile", Memory: 1 << 20})
 				checkSandboxError(t, err, ErrMemoryLimit, tt.want)
-				if res == nil || res.ExitCode != 0 || res.PeakMemory > 1<<20 && !strings.Contains(tt.name, "hidden") {
-					t.Errorf("Result %+v", res)
+				if assert.NotNil(t, res, "Result") {
+					assert.Zero(t, res.ExitCode, "Result %+v: exit code", res)
+					if !strings.Contains(tt.name, "hidden") {
+						assert.LessOrEqual(t, res.PeakMemory, uint64(1<<20), "Result %+v: PeakMemory", res)
+					}
 				}
 			})
 		}
@@ -280,16 +261,12 @@ func TestAttackOutputFlood(t *testing.T) {
 		var stdout bytes.Buffer
 		res, _, err := e.run(t, &RunConfig{Output: limit, Stdout: &stdout}, "flood", "100000000")
 		checkSandboxError(t, err, ErrOutputLimit, "output limit 1MiB reached; output was cut there")
-		if stdout.Len() != limit {
-			t.Errorf("captured %d bytes, want exactly %d", stdout.Len(), limit)
-		}
+		assert.Equal(t, limit, stdout.Len(), "captured bytes")
 		line := strings.Repeat("x", 63) + "\n"
-		if want := strings.Repeat(line, limit/len(line)); stdout.String() != want {
-			t.Error("the captured output is not the module's first MiB")
-		}
-		if res.OutputBytes != limit {
-			t.Errorf("OutputBytes %d, want %d", res.OutputBytes, limit)
-		}
+		// Compared as a bool: a diff of a MiB would drown the report.
+		want := strings.Repeat(line, limit/len(line))
+		assert.True(t, stdout.String() == want, "the captured output is not the module's first MiB")
+		assert.EqualValues(t, limit, res.OutputBytes, "OutputBytes")
 		e.assertUsable(t)
 	})
 }
@@ -305,9 +282,8 @@ func TestAttackOutputSplit(t *testing.T) {
 		Name: "hostile", Args: []string{"nonsense-mode"}, Output: 10, Stdout: &both, Stderr: &both,
 	})
 	checkSandboxError(t, err, ErrOutputLimit, "output limit 10B reached")
-	if both.String() != "unknown mo" || res.OutputBytes != 10 {
-		t.Errorf("captured %q (%d bytes), want the first 10 bytes of the message", both.String(), res.OutputBytes)
-	}
+	assert.Equal(t, "unknown mo", both.String(), "captured output; want the first 10 bytes of the message")
+	assert.EqualValues(t, 10, res.OutputBytes, "OutputBytes; want the first 10 bytes of the message")
 }
 
 type lockedBuffer struct {
@@ -335,11 +311,12 @@ func (l *lockedBuffer) String() string {
 // 50 MB of native stack) or the memory limit, when Go doubles its stack
 // (ErrMemoryLimit). Both are honest verdicts, so both are accepted here.
 func TestAttackRecursion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: recurses to the stack or memory limit on both engines (1.4 s); the full suite runs it")
+	}
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		m, err := e.r.Compile(context.Background(), modRecurse())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer m.Close(context.Background())
 		_, err = m.Run(context.Background(), &RunConfig{Name: "hostile"})
 		checkSandboxError(t, err, ErrTrap, "hostile: trap: wasm error: stack overflow")
@@ -351,8 +328,8 @@ func TestAttackRecursion(t *testing.T) {
 			checkSandboxError(t, err, ErrTrap, "hostile: trap: wasm error: stack overflow")
 		}
 		t.Logf("Go guest: %.120s", err)
-		if res == nil || res.PeakMemory > 32<<20 {
-			t.Errorf("Result %+v", res)
+		if assert.NotNil(t, res, "Result") {
+			assert.LessOrEqual(t, res.PeakMemory, uint64(32<<20), "Result %+v: PeakMemory", res)
 		}
 		e.assertUsable(t)
 	})
@@ -361,9 +338,7 @@ func TestAttackRecursion(t *testing.T) {
 func TestAttackTrap(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		m, err := e.r.Compile(context.Background(), modUnreachable())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer m.Close(context.Background())
 		_, err = m.Run(context.Background(), &RunConfig{Name: "hostile"})
 		checkSandboxError(t, err, ErrTrap, "hostile: trap: wasm error: unreachable")
@@ -378,9 +353,7 @@ func TestAttackTrap(t *testing.T) {
 func TestAttackOpenFiles(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		ws := t.TempDir()
-		if err := os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644))
 		var mu sync.Mutex
 		var denials []string
 		cfg := &RunConfig{
@@ -397,21 +370,16 @@ func TestAttackOpenFiles(t *testing.T) {
 		}
 		before := openFDs(t)
 		res, out, err := e.run(t, cfg, "openfiles", "5000", "/workspace/f")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		t.Logf("guest: %s", strings.TrimSpace(out.stdout.String()))
 		// The mount's root directory is open too, so the module gets one
 		// file fewer than the cap.
 		want := "opened 1023, then error: open /workspace/f: Try again\n"
-		if res.ExitCode != 1 || out.stdout.String() != want {
-			t.Errorf("exit %d, stdout %q; want %q", res.ExitCode, out.stdout.String(), want)
-		}
-		if len(denials) != 1 || denials[0] != "fs.open /workspace/f: too many open files (at most 1024 per run)" {
-			t.Errorf("audit denials %q", denials)
-		}
-		if after := openFDs(t); before >= 0 && after > before {
-			t.Errorf("the host holds %d file descriptors after the run, %d before", after, before)
+		assert.EqualValues(t, 1, res.ExitCode, "exit code")
+		assert.Equal(t, want, out.stdout.String(), "stdout")
+		assert.Equal(t, []string{"fs.open /workspace/f: too many open files (at most 1024 per run)"}, denials, "audit denials")
+		if after := openFDs(t); before >= 0 {
+			assert.LessOrEqual(t, after, before, "file descriptors the host holds after the run, beyond those before")
 		}
 		e.assertUsable(t)
 	})
@@ -424,9 +392,7 @@ func openFDs(t *testing.T) int {
 		return -1
 	}
 	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return len(entries)
 }
 
@@ -439,9 +405,8 @@ func TestAttackStdinAfterRun(t *testing.T) {
 	_, _, err := e.run(t, &RunConfig{Stdin: r, Timeout: 300 * time.Millisecond}, "stdin")
 	checkSandboxError(t, err, ErrTimeout, "timed out")
 	// The abandoned read completes now, after the module is gone.
-	if _, err := w.Write([]byte("late")); err != nil {
-		t.Fatal(err)
-	}
+	_, err = w.Write([]byte("late"))
+	require.NoError(t, err)
 	w.Close()
 	e.assertUsable(t)
 }

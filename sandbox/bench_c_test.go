@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 
@@ -30,14 +32,11 @@ func cGuest(tb testing.TB) (wasm []byte, native string) {
 		{"clang", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-o", out, src},
 		{"clang", "-O2", "-o", filepath.Join(dir, "fib"), src},
 	} {
-		if msg, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			tb.Fatalf("%v: %v\n%s", args, err, msg)
-		}
+		msg, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		require.NoError(tb, err, "%v:\n%s", args, msg)
 	}
 	wasm, err := os.ReadFile(out)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return wasm, filepath.Join(dir, "fib")
 }
 
@@ -46,21 +45,15 @@ func TestCGuest(t *testing.T) {
 	wasm, native := cGuest(t)
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		m, err := e.r.Compile(context.Background(), wasm)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var stdout strings.Builder
 		res, err := m.Run(context.Background(), &RunConfig{Args: []string{"15"}, Stdout: &stdout})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("%+v %v", res, err)
-		}
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode, "exit code")
 		out, err := exec.Command(native, "15").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stdout.String() != string(out) || string(out) != fibWant(15) {
-			t.Fatalf("wasm %q native %q want %q", stdout.String(), out, fibWant(15))
-		}
+		require.NoError(t, err)
+		require.Equal(t, fibWant(15), string(out), "native")
+		require.Equal(t, fibWant(15), stdout.String(), "wasm")
 	})
 }
 
@@ -74,14 +67,10 @@ func BenchmarkRunWarmC(b *testing.B) {
 		b.Run("fib"+strconv.Itoa(n), func(b *testing.B) {
 			ctx := context.Background()
 			r, err := New(ctx, &Options{NoCache: true})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer r.Close(ctx)
 			m, err := r.Compile(ctx, wasm)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			benchVersusNative(b, m, native, n, fibWant(n))
 		})
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 
@@ -57,12 +59,9 @@ func BenchmarkCompileCold(b *testing.B) {
 
 func compileOnce(b *testing.B, ctx context.Context, o *Options, wasm []byte) {
 	r, err := New(ctx, o)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := r.Compile(ctx, wasm); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
+	_, err = r.Compile(ctx, wasm)
+	require.NoError(b, err)
 	r.Close(ctx)
 }
 
@@ -97,14 +96,10 @@ func BenchmarkRunWarm(b *testing.B) {
 		b.Run(eng.name, func(b *testing.B) {
 			ctx := context.Background()
 			r, err := New(ctx, &Options{NoCache: true, Interpreter: eng.interpreter})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer r.Close(ctx)
 			m, err := r.Compile(ctx, wasm)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			benchVersusNative(b, m, native, runN, want)
 		})
 	}
@@ -122,9 +117,9 @@ func benchVersusNative(b *testing.B, m *CompiledModule, native string, n int, wa
 		start := time.Now()
 		res, err := m.Run(ctx, &RunConfig{Args: []string{strconv.Itoa(n)}, Stdout: &stdout})
 		wasmTime += time.Since(start)
-		if err != nil || res.ExitCode != 0 || stdout.String() != want {
-			b.Fatalf("fib(%d): %+v, %v, %q", n, res, err, stdout.String())
-		}
+		require.NoError(b, err, "fib(%d)", n)
+		require.Zero(b, res.ExitCode, "fib(%d): exit code", n)
+		require.Equal(b, want, stdout.String(), "fib(%d)", n)
 		b.StopTimer()
 		start = time.Now()
 		runNative(b, native, n, want)
@@ -138,9 +133,8 @@ func benchVersusNative(b *testing.B, m *CompiledModule, native string, n int, wa
 
 func runNative(b *testing.B, path string, n int, want string) {
 	out, err := exec.Command(path, strconv.Itoa(n)).Output()
-	if err != nil || string(out) != want {
-		b.Fatalf("native fib(%d): %q, %v", n, out, err)
-	}
+	require.NoError(b, err, "native fib(%d)", n)
+	require.Equal(b, want, string(out), "native fib(%d)", n)
 }
 
 func BenchmarkNativeSubprocess(b *testing.B) {
@@ -169,14 +163,10 @@ func BenchmarkTimeoutCost(b *testing.B) {
 			modules := map[bool]*CompiledModule{}
 			for _, checks := range []bool{true, false} {
 				r, err := New(ctx, &Options{NoCache: true, Interpreter: eng.interpreter, uninterruptible: !checks})
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				defer r.Close(ctx)
 				m, err := r.Compile(ctx, wasm)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				modules[checks] = m
 			}
 			times := map[bool]time.Duration{}
@@ -187,9 +177,9 @@ func BenchmarkTimeoutCost(b *testing.B) {
 					start := time.Now()
 					res, err := modules[checks].Run(ctx, &RunConfig{Args: []string{strconv.Itoa(n)}, Stdout: &stdout, Timeout: time.Hour})
 					times[checks] += time.Since(start)
-					if err != nil || res.ExitCode != 0 || stdout.String() != want {
-						b.Fatalf("fib(%d) checks=%v: %+v, %v, %q", n, checks, res, err, stdout.String())
-					}
+					require.NoError(b, err, "fib(%d) checks=%v", n, checks)
+					require.Zero(b, res.ExitCode, "fib(%d) checks=%v: exit code", n, checks)
+					require.Equal(b, want, stdout.String(), "fib(%d) checks=%v", n, checks)
 				}
 				runs++
 			}
@@ -209,21 +199,17 @@ func TestFibGuest(t *testing.T) {
 	const n = 15
 	want := fibWant(n)
 	out, err := exec.Command(testkit.Path(t, "fib", true), strconv.Itoa(n)).Output()
-	if err != nil || string(out) != want {
-		t.Fatalf("native fib(%d) = %q, %v; want %q", n, out, err, want)
-	}
+	require.NoError(t, err, "native fib(%d)", n)
+	require.Equal(t, want, string(out), "native fib(%d)", n)
 	ctx := context.Background()
 	r, err := New(ctx, &Options{NoCache: true, Interpreter: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close(ctx)
 	m, err := r.Compile(ctx, testkit.Wasm(t, "fib"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var stdout strings.Builder
-	if res, err := m.Run(ctx, &RunConfig{Args: []string{fmt.Sprint(n)}, Stdout: &stdout}); err != nil || res.ExitCode != 0 || stdout.String() != want {
-		t.Fatalf("wasm fib(%d): %+v, %v, %q; want %q", n, res, err, stdout.String(), want)
-	}
+	res, err := m.Run(ctx, &RunConfig{Args: []string{fmt.Sprint(n)}, Stdout: &stdout})
+	require.NoError(t, err, "wasm fib(%d)", n)
+	require.Zero(t, res.ExitCode, "wasm fib(%d): exit code", n)
+	require.Equal(t, want, stdout.String(), "wasm fib(%d)", n)
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMemoEvicts: the Runtime keeps compiled modules up to
@@ -18,32 +21,21 @@ func TestMemoEvicts(t *testing.T) {
 	ctx := context.Background()
 	one := int64(len(modExit(0)))
 	r, err := New(ctx, &Options{NoCache: true, Interpreter: true, MaxCompiledBytes: 2 * one})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close(ctx)
 	first, err := compileKept(ctx, r, modExit(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !first.acquire() { // a run in progress
-		t.Fatal("cannot acquire a fresh module")
-	}
+	require.NoError(t, err)
+	require.True(t, first.acquire(), "cannot acquire a fresh module") // a run in progress
 	for code := uint32(1); code <= 4; code++ {
-		if _, err := compileKept(ctx, r, modExit(code)); err != nil {
-			t.Fatal(err)
-		}
+		_, err := compileKept(ctx, r, modExit(code))
+		require.NoError(t, err)
 	}
-	if n, bytes := r.kept.size(); n != 2 || bytes > 2*one {
-		t.Errorf("memo holds %d modules, %d bytes; want 2, at most %d", n, bytes, 2*one)
-	}
-	if first.closed.Load() {
-		t.Fatal("an evicted module was closed while a run used it")
-	}
+	n, bytes := r.kept.size()
+	assert.Equal(t, 2, n, "modules the memo holds")
+	assert.LessOrEqual(t, bytes, 2*one, "bytes the memo holds")
+	require.False(t, first.closed.Load(), "an evicted module was closed while a run used it")
 	first.release(ctx)
-	if !first.closed.Load() {
-		t.Fatal("an evicted module was not closed when its last run ended")
-	}
+	require.True(t, first.closed.Load(), "an evicted module was not closed when its last run ended")
 }
 
 // TestCacheFaults: a disk cache that is truncated, corrupted or unusable
@@ -58,28 +50,20 @@ func TestCacheFaults(t *testing.T) {
 	runExit := func(t *testing.T, o *Options, code uint32) {
 		t.Helper()
 		r, err := New(ctx, o)
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
+		require.NoError(t, err, "New")
 		defer r.Close(ctx)
 		m, err := r.Compile(ctx, modExit(code))
-		if err != nil {
-			t.Fatalf("compile: %v", err)
-		}
-		if res, err := m.Run(ctx, nil); err != nil || res.ExitCode != code {
-			t.Fatalf("run: %+v, %v; want exit %d", res, err, code)
-		}
+		require.NoError(t, err, "compile")
+		res, err := m.Run(ctx, nil)
+		require.NoError(t, err, "run")
+		require.Equal(t, code, res.ExitCode, "run: exit code")
 	}
 	runExit(t, &Options{CacheDir: dir}, 42)
 	entries, _ := filepath.Glob(filepath.Join(dir, "wazero-*", "*"))
-	if len(entries) != 1 {
-		t.Fatalf("cache entries %v; want one", entries)
-	}
+	require.Len(t, entries, 1, "cache entries")
 	entry := entries[0]
 	good, err := os.ReadFile(entry)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for name, bad := range map[string][]byte{
 		"truncated":        good[:len(good)/2],
 		"empty":            {},
@@ -88,24 +72,18 @@ func TestCacheFaults(t *testing.T) {
 		"header truncated": good[:9],
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := os.WriteFile(entry, bad, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(entry, bad, 0o644))
 			runExit(t, &Options{CacheDir: dir}, 42)
 		})
 	}
 
 	// A cache folder that is a file, or below one: run without a cache.
 	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	for _, d := range []string{file, filepath.Join(file, "sub")} {
 		var log strings.Builder
 		runExit(t, &Options{CacheDir: d, Logger: newTextLogger(&log)}, 7)
-		if !strings.Contains(log.String(), "the compilation cache cannot be used") {
-			t.Errorf("cache dir %s: no warning in %q", d, log.String())
-		}
+		assert.Contains(t, log.String(), "the compilation cache cannot be used", "cache dir %s: want a warning", d)
 	}
 
 	// The disk bound: past MaxCacheBytes the oldest entries go.
@@ -119,9 +97,8 @@ func TestCacheFaults(t *testing.T) {
 		fi, _ := os.Stat(f)
 		total += fi.Size()
 	}
-	if total > int64(len(good))*2 || len(files) == 0 {
-		t.Errorf("cache holds %d files, %d bytes; want some, at most %d bytes", len(files), total, len(good)*2)
-	}
+	assert.NotEmpty(t, files, "cache files")
+	assert.LessOrEqual(t, total, int64(len(good))*2, "bytes the cache holds")
 }
 
 func flip(b []byte, i int) []byte {
@@ -147,43 +124,33 @@ func newTextLogger(w *strings.Builder) *slog.Logger { return slog.New(slog.NewTe
 func TestCompileOnce(t *testing.T) {
 	ctx := context.Background()
 	r, err := New(ctx, &Options{NoCache: true, Interpreter: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close(ctx)
 	loads := 0
 	load := func(wasm []byte, err error) func() ([]byte, error) {
 		return func() ([]byte, error) { loads++; return wasm, err }
 	}
 	key := [32]byte{7}
-	if _, err := r.CompileOnce(ctx, key, load(nil, errors.New("disk on fire"))); err == nil || !strings.Contains(err.Error(), "disk on fire") {
-		t.Fatalf("a failing load gave %v; want its error", err)
-	}
-	if _, err := r.CompileOnce(ctx, key, load([]byte("not wasm"), nil)); err == nil || !strings.Contains(err.Error(), "not a valid Wasm module") {
-		t.Fatalf("bad bytes gave %v; want the compile error", err)
-	}
+	_, err = r.CompileOnce(ctx, key, load(nil, errors.New("disk on fire")))
+	require.ErrorContains(t, err, "disk on fire", "a failing load; want its error")
+	_, err = r.CompileOnce(ctx, key, load([]byte("not wasm"), nil))
+	require.ErrorContains(t, err, "not a valid Wasm module", "bad bytes; want the compile error")
 	m1, err := r.CompileOnce(ctx, key, load(modExit(3), nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m2, err := r.CompileOnce(ctx, key, load(modExit(4), nil))
-	if err != nil || m2 != m1 {
-		t.Fatalf("the second call under one key gave %p, %v; want the kept module %p", m2, err, m1)
-	}
-	if loads != 3 {
-		t.Errorf("load ran %d times; want 3 (twice failing, once kept)", loads)
-	}
-	if res, err := m2.Run(ctx, nil); err != nil || res.ExitCode != 3 {
-		t.Errorf("kept module ran %+v, %v; want exit 3", res, err)
+	require.NoError(t, err, "the second call under one key")
+	require.Same(t, m1, m2, "the second call under one key; want the kept module")
+	assert.Equal(t, 3, loads, "load runs; want 3 (twice failing, once kept)")
+	res, err := m2.Run(ctx, nil)
+	if assert.NoError(t, err, "kept module") {
+		assert.EqualValues(t, 3, res.ExitCode, "kept module: exit code")
 	}
 	other, err := r.CompileOnce(ctx, [32]byte{8}, load(modExit(4), nil))
-	if err != nil || other == m1 {
-		t.Fatalf("another key gave %p, %v; want a module of its own", other, err)
-	}
+	require.NoError(t, err, "another key")
+	require.NotSame(t, m1, other, "another key; want a module of its own")
 	_ = r.Close(ctx)
-	if _, err := r.CompileOnce(ctx, [32]byte{9}, load(modExit(5), nil)); err == nil {
-		t.Error("CompileOnce after Close compiled; want an error")
-	}
+	_, err = r.CompileOnce(ctx, [32]byte{9}, load(modExit(5), nil))
+	assert.Error(t, err, "CompileOnce after Close compiled; want an error")
 }
 
 // TestCacheMaintainedSince: between whole checks, opening the cache
@@ -199,39 +166,26 @@ func TestCacheMaintainedSince(t *testing.T) {
 	open := func() {
 		t.Helper()
 		r, err := New(ctx, &Options{CacheDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		_ = r.Close(ctx)
 	}
 	open()
 	wz, _ := filepath.Glob(filepath.Join(dir, "wazero-*"))
-	if len(wz) == 0 {
-		t.Fatal("no wazero folder")
-	}
+	require.NotEmpty(t, wz, "no wazero folder")
 	old, fresh := filepath.Join(wz[0], "old"), filepath.Join(wz[0], "fresh")
 	for _, p := range []string{old, fresh} {
-		if err := os.WriteFile(p, []byte("WAZEVO\x00"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte("WAZEVO\x00"), 0o644))
 	}
-	if err := os.Chtimes(old, time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chtimes(old, time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour)))
 	open()
-	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
-		t.Errorf("a bad entry written since the last check was kept: %v", err)
-	}
-	if _, err := os.Stat(old); err != nil {
-		t.Errorf("an entry older than the last check was checked between whole checks: %v", err)
-	}
+	_, err := os.Stat(fresh)
+	assert.ErrorIs(t, err, os.ErrNotExist, "a bad entry written since the last check was kept")
+	_, err = os.Stat(old)
+	assert.NoError(t, err, "an entry older than the last check was checked between whole checks")
 	// An hour on, the whole cache is checked again.
 	stamp := filepath.Join(dir, maintainedStamp)
-	if err := os.Chtimes(stamp, time.Now().Add(-maintainEvery-time.Minute), time.Now().Add(-maintainEvery-time.Minute)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chtimes(stamp, time.Now().Add(-maintainEvery-time.Minute), time.Now().Add(-maintainEvery-time.Minute)))
 	open()
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Errorf("the whole check kept a bad entry: %v", err)
-	}
+	_, err = os.Stat(old)
+	assert.ErrorIs(t, err, os.ErrNotExist, "the whole check kept a bad entry")
 }

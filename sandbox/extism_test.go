@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/internal/abi"
 	"github.com/skillrun/skillrun/internal/testkit"
@@ -34,9 +37,7 @@ func extWasm(tb testing.TB, pkg string, cshared bool) []byte {
 	key := "ext-" + strings.ReplaceAll(pkg, "/", "-") + ".wasm"
 	path := testkit.Build(tb, key, "extplugin", pkg, true, extra, func(msg []byte) bool { return bytes.Contains(msg, []byte("go-pdk")) })
 	wasm, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return wasm
 }
 
@@ -46,9 +47,7 @@ func newExtRuntime(tb testing.TB) *Runtime {
 	tb.Helper()
 	ctx := context.Background()
 	r, err := New(ctx, &Options{CacheDir: filepath.Join(testDir, "cache-interpreter=false")})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = r.Close(ctx) })
 	return r
 }
@@ -68,122 +67,91 @@ func (f *fakeHost) Dispatch(_ context.Context, fn string, req []byte) []byte {
 }
 
 func TestCallPlugin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds the Extism plugin and calls each export, bombs included (2 s); the full suite runs it")
+	}
 	wasm := extPlugin(t)
 	r := newExtRuntime(t)
 	ctx := context.Background()
 
 	t.Run("upper", func(t *testing.T) {
 		out, res, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:upper", Export: "upper", Input: []byte("hello, extism")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != "HELLO, EXTISM" || res.ExitCode != 0 || res.OutputBytes != 13 {
-			t.Errorf("got %q, %+v", out, res)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, "HELLO, EXTISM", string(out), "output")
+		assert.Zero(t, res.ExitCode, "exit code; result %+v", res)
+		assert.EqualValues(t, 13, res.OutputBytes, "OutputBytes; result %+v", res)
 	})
 
 	t.Run("default export", func(t *testing.T) {
 		_, _, err := r.CallPlugin(ctx, wasm, nil)
-		if err == nil || !strings.Contains(err.Error(), `exports no function "run"`) {
-			t.Errorf("got %v, want no function run", err)
-		}
+		assert.ErrorContains(t, err, `exports no function "run"`)
 	})
 
 	t.Run("host functions", func(t *testing.T) {
 		host := &fakeHost{}
 		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "log", Input: []byte(`{"level":"info","msg":"hi"}`), Host: host})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := `{"ok":true,"result":{"fn":"log"}}`; string(out) != want {
-			t.Errorf("response %s, want %s", out, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, `{"ok":true,"result":{"fn":"log"}}`, string(out), "response")
 		out, _, err = r.CallPlugin(ctx, wasm, &PluginCall{Export: "tool", Input: []byte(`{"name":"t"}`), Host: host})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(out), `"fn":"tool_call"`) {
-			t.Errorf("response %s", out)
-		}
+		require.NoError(t, err)
+		assert.Contains(t, string(out), `"fn":"tool_call"`, "response")
 		want := []string{`log {"level":"info","msg":"hi"}`, `tool_call {"name":"t"}`}
-		if fmt.Sprint(host.calls) != fmt.Sprint(want) {
-			t.Errorf("calls %q, want %q", host.calls, want)
-		}
+		assert.Equal(t, want, host.calls, "host calls")
 	})
 
 	t.Run("no host", func(t *testing.T) {
 		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "log", Input: []byte(`{}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(out), `"code":"unavailable"`) {
-			t.Errorf("response %s, want unavailable", out)
-		}
+		require.NoError(t, err)
+		assert.Contains(t, string(out), `"code":"unavailable"`, "response")
 	})
 
 	t.Run("plugin error", func(t *testing.T) {
 		_, res, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:fail", Export: "fail", Input: []byte("x")})
 		pe, ok := errors.AsType[*PluginError](err)
-		if !ok {
-			t.Fatalf("got %v, want a *PluginError", err)
-		}
-		if pe.Code != 1 || pe.Message != "bad input: x" || res.ExitCode != 1 {
-			t.Errorf("got %+v, result %+v", pe, res)
-		}
-		if want := "ext:fail: fail returned 1: bad input: x"; err.Error() != want {
-			t.Errorf("message %q, want %q", err, want)
-		}
+		require.True(t, ok, "got %v, want a *PluginError", err)
+		assert.EqualValues(t, 1, pe.Code, "PluginError code")
+		assert.Equal(t, "bad input: x", pe.Message, "PluginError message")
+		assert.EqualValues(t, 1, res.ExitCode, "exit code; result %+v", res)
+		assert.EqualError(t, err, "ext:fail: fail returned 1: bad input: x")
 	})
 
 	t.Run("timeout", func(t *testing.T) {
 		start := time.Now()
 		_, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:loop", Export: "loop", Timeout: 200 * time.Millisecond})
-		if !errors.Is(err, ErrTimeout) {
-			t.Fatalf("got %v, want ErrTimeout", err)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %v", d)
-		}
+		require.ErrorIs(t, err, ErrTimeout)
+		assert.LessOrEqual(t, time.Since(start), 5*time.Second, "took too long")
 	})
 
 	t.Run("cancel", func(t *testing.T) {
 		cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		defer cancel()
 		_, _, err := r.CallPlugin(cctx, wasm, &PluginCall{Export: "loop"})
-		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
-			t.Fatalf("got %v, want the ctx's error", err)
-		}
+		require.ErrorIs(t, err, context.DeadlineExceeded, "want the ctx's error")
+		require.NotErrorIs(t, err, ErrTimeout, "want the ctx's error")
 	})
 
 	t.Run("memory bomb", func(t *testing.T) {
 		_, res, err := r.CallPlugin(ctx, wasm, &PluginCall{Name: "ext:bomb", Export: "bomb", Memory: 32 << 20})
-		if !errors.Is(err, ErrMemoryLimit) {
-			t.Fatalf("got %v, want ErrMemoryLimit", err)
-		}
-		if res.PeakMemory > 32<<20 {
-			t.Errorf("peak memory %d over the limit", res.PeakMemory)
-		}
+		require.ErrorIs(t, err, ErrMemoryLimit)
+		assert.LessOrEqual(t, res.PeakMemory, uint64(32<<20), "peak memory over the limit")
 	})
 
 	t.Run("output limit", func(t *testing.T) {
 		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "big", Input: []byte("5000"), Output: 4096})
-		if !errors.Is(err, ErrOutputLimit) || len(out) != 4096 {
-			t.Fatalf("got %d bytes, %v; want 4096 and ErrOutputLimit", len(out), err)
-		}
+		require.ErrorIs(t, err, ErrOutputLimit)
+		require.Len(t, out, 4096, "output")
 	})
 
 	t.Run("not a plugin", func(t *testing.T) {
 		_, res, err := r.CallPlugin(ctx, []byte("nope"), nil)
-		if err == nil || res != nil {
-			t.Fatalf("got %v, %v; want a compile error", res, err)
-		}
+		require.Error(t, err, "want a compile error")
+		require.Nil(t, res, "want a compile error and no result")
 	})
 
 	t.Run("still usable", func(t *testing.T) {
 		out, _, err := r.CallPlugin(ctx, wasm, &PluginCall{Export: "upper", Input: []byte("ok")})
-		if err != nil || string(out) != "OK" {
-			t.Fatalf("got %q, %v", out, err)
-		}
+		require.NoError(t, err)
+		require.Equal(t, "OK", string(out))
 	})
 }
 
@@ -210,15 +178,12 @@ func TestCallPluginHTTP(t *testing.T) {
 			events = append(events, event{e.Kind, e.Value, string(e.Decision)})
 		}),
 	})
-	if string(out) == "pong" {
-		t.Fatalf("Extism's http_request reached the server")
-	}
+	require.NotEqual(t, "pong", string(out), "Extism's http_request reached the server")
 	refused, ok := errors.AsType[*NetRefusedError](err)
-	if !ok || refused.Host != strings.TrimPrefix(srv.URL, "http://") {
-		t.Fatalf("got %v, want a refusal of %s", err, srv.URL)
-	}
-	if len(events) == 0 || events[len(events)-1] != (event{"net", refused.Host, "deny"}) {
-		t.Errorf("audit events %v, want the denial last", events)
+	require.True(t, ok, "got %v, want a refusal of %s", err, srv.URL)
+	require.Equal(t, strings.TrimPrefix(srv.URL, "http://"), refused.Host, "refused host")
+	if assert.NotEmpty(t, events, "audit events, want the denial last") {
+		assert.Equal(t, event{"net", refused.Host, "deny"}, events[len(events)-1], "audit events %v, want the denial last", events)
 	}
 }
 
@@ -231,8 +196,8 @@ func TestCallPluginConcurrent(t *testing.T) {
 		wg.Go(func() {
 			in := fmt.Sprintf("call %d", i)
 			out, _, err := r.CallPlugin(context.Background(), wasm, &PluginCall{Export: "upper", Input: []byte(in)})
-			if err != nil || string(out) != strings.ToUpper(in) {
-				t.Errorf("got %q, %v", out, err)
+			if assert.NoError(t, err) {
+				assert.Equal(t, strings.ToUpper(in), string(out))
 			}
 		})
 	}
@@ -249,28 +214,26 @@ func BenchmarkExtismCall(b *testing.B) {
 	input := bytes.Repeat([]byte("skillrun "), 1024/9+1)[:1024]
 	want := bytes.ToUpper(input)
 	m, err := r.Compile(ctx, command)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if out, _, err := r.CallPlugin(ctx, plugin, &PluginCall{Export: "upper", Input: input}); err != nil || !bytes.Equal(out, want) {
-		b.Fatalf("got %q, %v", out, err)
-	}
+	require.NoError(b, err)
+	out, _, err := r.CallPlugin(ctx, plugin, &PluginCall{Export: "upper", Input: input})
+	require.NoError(b, err)
+	require.Equal(b, want, out)
 
 	var wasi time.Duration
 	b.Run("wasi", func(b *testing.B) {
 		for b.Loop() {
 			var out bytes.Buffer
-			if _, err := m.Run(ctx, &RunConfig{Stdin: bytes.NewReader(input), Stdout: &out}); err != nil || !bytes.Equal(out.Bytes(), want) {
-				b.Fatalf("got %q, %v", out.Bytes(), err)
-			}
+			_, err := m.Run(ctx, &RunConfig{Stdin: bytes.NewReader(input), Stdout: &out})
+			require.NoError(b, err)
+			require.Equal(b, want, out.Bytes())
 		}
 		wasi = b.Elapsed() / time.Duration(b.N)
 	})
 	b.Run("extism", func(b *testing.B) {
 		for b.Loop() {
-			if out, _, err := r.CallPlugin(ctx, plugin, &PluginCall{Export: "upper", Input: input}); err != nil || !bytes.Equal(out, want) {
-				b.Fatalf("got %q, %v", out, err)
-			}
+			out, _, err := r.CallPlugin(ctx, plugin, &PluginCall{Export: "upper", Input: input})
+			require.NoError(b, err)
+			require.Equal(b, want, out)
 		}
 		if wasi > 0 {
 			b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(wasi), "ext/wasi")

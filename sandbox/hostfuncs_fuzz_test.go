@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
@@ -42,9 +44,7 @@ func hostfuzzModule(t testing.TB) *CompiledModule {
 		}
 		hostfuzz.m, hostfuzz.err = r.Compile(context.Background(), wasm)
 	})
-	if hostfuzz.err != nil {
-		t.Fatal(hostfuzz.err)
-	}
+	require.NoError(t, hostfuzz.err)
 	return hostfuzz.m
 }
 
@@ -59,6 +59,9 @@ func hostfuzzModule(t testing.TB) *CompiledModule {
 // well-formed envelopes with known error codes); and the output limit
 // held for everything the guest wrote.
 func FuzzHostFunctions(f *testing.F) {
+	if testing.Short() {
+		f.Skip("slow: compiles the hostfuzz guest and runs its seed corpus through every host function (4 s); the full suite runs it")
+	}
 	rec := func(fn, mode byte, ptr, size uint32, payload string) []byte {
 		b := []byte{fn, mode}
 		b = binary.LittleEndian.AppendUint32(b, ptr)

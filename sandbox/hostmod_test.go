@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
@@ -36,9 +39,7 @@ func hostcallModule(t testing.TB, r *Runtime) *CompiledModule {
 		return m
 	}
 	m, err := r.Compile(context.Background(), wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	hostcallModules[r] = m
 	return m
 }
@@ -118,6 +119,9 @@ func hostEnv(out *bytes.Buffer, audit audit.Auditor) *host.Env {
 // TestHostCallGuest runs the Go guest through every host function, on
 // both engines.
 func TestHostCallGuest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs the Go guest through every host function on both engines (2 s); the full suite runs it")
+	}
 	forEachEngine(t, func(t *testing.T, te *testEnv) {
 		m := hostcallModule(t, te.r)
 		var out, stdout bytes.Buffer
@@ -125,9 +129,8 @@ func TestHostCallGuest(t *testing.T) {
 		env := hostEnv(&out, audit.AuditorFunc(func(_ context.Context, e audit.Event) { events = append(events, e) }))
 		env.Input = []byte(`{"mode":"all"}`)
 		res, err := m.Run(context.Background(), &RunConfig{Host: env, Stdout: &stdout, Stderr: &stdout})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("%+v %v\n%s", res, err, stdout.String())
-		}
+		require.NoError(t, err, "output:\n%s", stdout.String())
+		require.Zero(t, res.ExitCode, "exit code; output:\n%s", stdout.String())
 		want := []string{
 			`abi_version: 1`,
 			`input: {"mode":"all"}`,
@@ -147,17 +150,11 @@ func TestHostCallGuest(t *testing.T) {
 			`output too large: error too_large:`,
 		}
 		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-		if len(lines) != len(want) {
-			t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), stdout.String())
-		}
+		require.Len(t, lines, len(want), "lines of output:\n%s", stdout.String())
 		for i, w := range want {
-			if !strings.HasPrefix(lines[i], w) {
-				t.Errorf("line %d:\n got %s\nwant %s...", i+1, lines[i], w)
-			}
+			assert.True(t, strings.HasPrefix(lines[i], w), "line %d:\n got %s\nwant %s...", i+1, lines[i], w)
 		}
-		if out.String() != "hello from the guest" {
-			t.Errorf("output %q", out.String())
-		}
+		assert.Equal(t, "hello from the guest", out.String(), "output")
 		var denied []string
 		for _, e := range events {
 			if e.Decision == audit.Deny {
@@ -165,9 +162,7 @@ func TestHostCallGuest(t *testing.T) {
 			}
 		}
 		wantDenied := []string{"tools rm_rf", "read skill/../other/SKILL.md", "skills evil", "mcp slack/post", "net evil.example:443"}
-		if strings.Join(denied, ", ") != strings.Join(wantDenied, ", ") {
-			t.Errorf("audited denials %q, want %q", denied, wantDenied)
-		}
+		assert.Equal(t, wantDenied, denied, "audited denials")
 	})
 }
 
@@ -180,9 +175,8 @@ func TestHostCallHostile(t *testing.T) {
 		env := hostEnv(nil, nil)
 		env.Input = []byte(`{"mode":"hostile"}`)
 		res, err := m.Run(context.Background(), &RunConfig{Host: env, Stdout: &stdout, Stderr: &stdout})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("%+v %v\n%s", res, err, stdout.String())
-		}
+		require.NoError(t, err, "output:\n%s", stdout.String())
+		require.Zero(t, res.ExitCode, "exit code; output:\n%s", stdout.String())
 		for _, w := range []string{
 			`out of bounds: {"ok":false,"error":{"code":"invalid","message":"log: the request (100 bytes at 0xfffffff0) is outside the module's memory`,
 			`straddling: {"ok":false,"error":{"code":"too_large"`,
@@ -193,9 +187,7 @@ func TestHostCallHostile(t *testing.T) {
 			"take out of bounds: -3",
 			"take after that: true",
 		} {
-			if !strings.Contains(stdout.String(), w) {
-				t.Errorf("output lacks %q:\n%s", w, stdout.String())
-			}
+			assert.Contains(t, stdout.String(), w, "output")
 		}
 	})
 }
@@ -211,15 +203,12 @@ func TestHostCallRecursion(t *testing.T) {
 		env.Skills = fakeSkills{m: m}
 		env.Input = []byte(`{"mode":"recurse"}`)
 		res, err := m.Run(context.Background(), &RunConfig{Host: env, Stdout: &stdout, Stderr: &stdout})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("%+v %v\n%s", res, err, stdout.String())
-		}
+		require.NoError(t, err, "output:\n%s", stdout.String())
+		require.Zero(t, res.ExitCode, "exit code; output:\n%s", stdout.String())
 		want := strings.Repeat("nested(", host.DefaultMaxDepth) +
 			"limit: denied: me:hostcall: skills self denied: skill runs nest at most 4 deep" +
 			strings.Repeat(")", host.DefaultMaxDepth)
-		if out.String() != want {
-			t.Errorf("output\n got %s\nwant %s", out.String(), want)
-		}
+		assert.Equal(t, want, out.String(), "output")
 	})
 }
 
@@ -230,9 +219,9 @@ func TestHostCallNoHost(t *testing.T) {
 		m := hostcallModule(t, te.r)
 		var stdout bytes.Buffer
 		res, err := m.Run(context.Background(), &RunConfig{Stdout: &stdout})
-		if err != nil || res.ExitCode != 1 || !strings.Contains(stdout.String(), "input error: unavailable: this run has no host functions") {
-			t.Fatalf("%+v %v\n%s", res, err, stdout.String())
-		}
+		require.NoError(t, err, "output:\n%s", stdout.String())
+		require.EqualValues(t, 1, res.ExitCode, "exit code; output:\n%s", stdout.String())
+		require.Contains(t, stdout.String(), "input error: unavailable: this run has no host functions", "output")
 	})
 }
 
@@ -250,8 +239,10 @@ func TestCompileHostImports(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := r.Compile(context.Background(), []byte(tt.wat))
-			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
-				t.Errorf("Compile: %v, want %q", err, tt.want)
+			if tt.want == "" {
+				assert.NoError(t, err, "Compile")
+			} else {
+				assert.ErrorContains(t, err, tt.want, "Compile")
 			}
 		})
 	}
@@ -260,9 +251,7 @@ func TestCompileHostImports(t *testing.T) {
 func newTestRuntime(t *testing.T) *Runtime {
 	t.Helper()
 	r, err := New(context.Background(), &Options{NoCache: true, Interpreter: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	return r
 }
@@ -298,32 +287,22 @@ func TestCHostCallGuest(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "hostcall.wasm")
 	cmd := exec.Command("clang", "--target=wasm32-wasi", "--sysroot=/usr", "-O2",
 		"-I", filepath.Join(testkit.ModuleRoot(), "guest", "include"), "-o", out, filepath.Join(testkit.Dir("chostcall"), "hostcall.c"))
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %v\n%s", cmd, err, msg)
-	}
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%v:\n%s", cmd, msg)
 	wasm, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	forEachEngine(t, func(t *testing.T, te *testEnv) {
 		m, err := te.r.Compile(context.Background(), wasm)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer m.Close(context.Background())
 		var output, stdout bytes.Buffer
 		env := hostEnv(&output, nil)
 		env.Input = []byte(`{"q":"hi"}`)
 		res, err := m.Run(context.Background(), &RunConfig{Host: env, Stdout: &stdout})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("%+v %v\n%s", res, err, stdout.String())
-		}
-		if got, want := output.String(), `{"ok":true,"result":{"q":"hi"}}`; got != want {
-			t.Errorf("output %s, want %s", got, want)
-		}
-		if !strings.Contains(stdout.String(), `{"ok":false,"error":{"code":"denied","message":"me:hostcall: tools rm_rf denied: not granted (add --allow-tools=rm_rf)"}}`) {
-			t.Errorf("stdout %s", stdout.String())
-		}
+		require.NoError(t, err, "output:\n%s", stdout.String())
+		require.Zero(t, res.ExitCode, "exit code; output:\n%s", stdout.String())
+		assert.Equal(t, `{"ok":true,"result":{"q":"hi"}}`, output.String(), "output")
+		assert.Contains(t, stdout.String(), `{"ok":false,"error":{"code":"denied","message":"me:hostcall: tools rm_rf denied: not granted (add --allow-tools=rm_rf)"}}`, "stdout")
 		// Every host function from C: the allowed ones succeed, the
 		// denied and malformed ones come back as error envelopes.
 		lines := map[string]string{}
@@ -346,9 +325,7 @@ func TestCHostCallGuest(t *testing.T) {
 			"garbage":           `"code":"invalid"`,
 			"out_of_bounds":     `"code":"invalid"`,
 		} {
-			if !strings.Contains(lines[fn], want) {
-				t.Errorf("%s: got %s, want %s", fn, lines[fn], want)
-			}
+			assert.Contains(t, lines[fn], want, fn)
 		}
 	})
 }
@@ -366,9 +343,8 @@ func BenchmarkHostCall(b *testing.B) {
 				env.Input = fmt.Appendf(nil, `{"mode":"bench","n":%d}`, n)
 				start := time.Now()
 				res, err := m.Run(context.Background(), &RunConfig{Host: env})
-				if err != nil || res.ExitCode != 0 {
-					b.Fatalf("%+v %v", res, err)
-				}
+				require.NoError(b, err)
+				require.Zero(b, res.ExitCode, "exit code")
 				return time.Since(start)
 			}
 			base := run(0) // instantiation and startup, subtracted
@@ -403,15 +379,18 @@ func TestHostCallDispatcherPanics(t *testing.T) {
 		m := hostcallModule(t, te.r)
 		var stdout bytes.Buffer
 		res, err := m.Run(context.Background(), &RunConfig{Host: panicky{}, Stdout: &stdout})
-		if err != nil || res.ExitCode != 1 || !strings.Contains(stdout.String(), "input error: internal: input: the host failed: oops") {
-			t.Fatalf("%+v %v\n%s", res, err, stdout.String())
-		}
+		require.NoError(t, err, "output:\n%s", stdout.String())
+		require.EqualValues(t, 1, res.ExitCode, "exit code; output:\n%s", stdout.String())
+		require.Contains(t, stdout.String(), "input error: internal: input: the host failed: oops", "output")
 	})
 }
 
 // TestHostCallConcurrent: runs of one module with their own Envs overlap
 // without seeing each other's input or output.
 func TestHostCallConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: overlaps many runs with their own Envs (1.7 s); the full suite runs it")
+	}
 	forEachEngine(t, func(t *testing.T, te *testEnv) {
 		m := hostcallModule(t, te.r)
 		var wg sync.WaitGroup
@@ -422,14 +401,11 @@ func TestHostCallConcurrent(t *testing.T) {
 				env.MaxDepth = 1 + i%3
 				env.Skills = fakeSkills{m: m, maxDepth: env.MaxDepth}
 				env.Input = []byte(`{"mode":"recurse"}`)
-				if _, err := m.Run(context.Background(), &RunConfig{Host: env}); err != nil {
-					t.Error(err)
+				if _, err := m.Run(context.Background(), &RunConfig{Host: env}); !assert.NoError(t, err) {
 					return
 				}
 				want := strings.Repeat("nested(", env.MaxDepth) + fmt.Sprintf("limit: denied: me:hostcall: skills self denied: skill runs nest at most %d deep", env.MaxDepth) + strings.Repeat(")", env.MaxDepth)
-				if out.String() != want {
-					t.Errorf("run %d: output\n got %s\nwant %s", i, out.String(), want)
-				}
+				assert.Equal(t, want, out.String(), "run %d: output", i)
 			})
 		}
 		wg.Wait()

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +14,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/audit"
 )
@@ -70,36 +72,27 @@ func TestAttackTableGrow(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		before := heapInUse()
 		_, err := e.r.Compile(ctx, modTableGrow(4, 1<<25))
-		if err == nil || !strings.Contains(err.Error(), "table 0 declares no maximum size and the module grows tables") {
-			t.Fatalf("compiling the table bomb: %v; want a refusal naming table 0", err)
-		}
-		if grown := heapInUse() - before; grown > 256<<20 {
-			t.Errorf("the heap grew by %d MiB", grown>>20)
-		}
+		require.ErrorContains(t, err, "table 0 declares no maximum size and the module grows tables", "compiling the table bomb: want a refusal naming table 0")
+		grown := heapInUse() - before
+		assert.LessOrEqual(t, grown, int64(256<<20), "the heap grew by %d MiB", grown>>20)
 
 		// A declared maximum past the bound is refused too.
 		_, err = e.r.Compile(ctx, modTableGrow(1, 1, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff, 0x0f))
-		if err == nil || !strings.Contains(err.Error(), "skillrun allows at most 4194304") {
-			t.Fatalf("compiling a table with a 4 Gi maximum: %v; want a refusal naming the bound", err)
-		}
+		require.ErrorContains(t, err, "skillrun allows at most 4194304", "compiling a table with a 4 Gi maximum: want a refusal naming the bound")
 
 		// Within the bound, the tables' maxima count against the limit:
 		// 4 Mi entries are 32 MiB of host memory, over a 16 MiB limit.
 		m, err := e.r.Compile(ctx, modTableGrow(16, 1<<20, 0x01, 0x00, 0x80, 0x80, 0x80, 0x02))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer m.Close(ctx)
 		_, err = m.Run(ctx, &RunConfig{Name: "hostile", Memory: 16 << 20})
 		checkSandboxError(t, err, ErrMemoryLimit, "memory limit 16MiB reached (the module needs 32MiB before it starts: 0B of linear memory and 32MiB for its tables)")
 		before = heapInUse()
 		res, err := m.Run(ctx, &RunConfig{Name: "hostile", Memory: 64 << 20})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("run under 64 MiB: %+v, %v", res, err)
-		}
-		if grown := heapInUse() - before; grown > 256<<20 {
-			t.Errorf("16 grows of 1 Mi entries grew the heap by %d MiB; wazero should stop at the 4 Mi maximum", grown>>20)
-		}
+		require.NoError(t, err, "run under 64 MiB")
+		require.Zero(t, res.ExitCode, "run under 64 MiB: exit code; result %+v", res)
+		grown = heapInUse() - before
+		assert.LessOrEqual(t, grown, int64(256<<20), "16 grows of 1 Mi entries grew the heap by %d MiB; wazero should stop at the 4 Mi maximum", grown>>20)
 		e.assertUsable(t)
 	})
 }
@@ -120,16 +113,11 @@ func TestAttackDeepNesting(t *testing.T) {
 	ctx := context.Background()
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		_, err := e.r.Compile(ctx, modNested(1, 60000))
-		if err == nil || !strings.Contains(err.Error(), "module refused before compiling: function body 0: blocks nest more than 4096 deep") {
-			t.Fatalf("compiling 60,000 nested blocks: %v; want a refusal naming the bound", err)
-		}
+		require.ErrorContains(t, err, "module refused before compiling: function body 0: blocks nest more than 4096 deep", "compiling 60,000 nested blocks: want a refusal naming the bound")
 		_, err = e.r.Compile(ctx, modNested(100, 2000))
-		if err == nil || !strings.Contains(err.Error(), "nesting work") {
-			t.Fatalf("compiling 100 functions nested 2,000 deep: %v; want a refusal naming the bound", err)
-		}
-		if _, err := e.r.Compile(ctx, modNested(2, 2000)); err != nil {
-			t.Fatalf("2 functions nested 2,000 deep are within the bounds: %v", err)
-		}
+		require.ErrorContains(t, err, "nesting work", "compiling 100 functions nested 2,000 deep: want a refusal naming the bound")
+		_, err = e.r.Compile(ctx, modNested(2, 2000))
+		require.NoError(t, err, "2 functions nested 2,000 deep are within the bounds")
 		e.assertUsable(t)
 	})
 }
@@ -141,9 +129,7 @@ func TestAttackDeepNesting(t *testing.T) {
 func TestCompileDoesNotBlock(t *testing.T) {
 	ctx := context.Background()
 	r, err := New(ctx, &Options{NoCache: true}) // the compiler: slow on nesting
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close(ctx)
 	slow := modNested(60, 2000) // about 4 s of compiling, within the bounds
 	slowKey := [32]byte{1}
@@ -166,26 +152,20 @@ func TestCompileDoesNotBlock(t *testing.T) {
 	// A waiter whose ctx ends gives up, and the compile goes on.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := r.CompileOnce(cctx, slowKey, func() ([]byte, error) { return slow, nil }); !errors.Is(err, context.Canceled) {
-		t.Errorf("a cancelled waiter got %v; want context.Canceled", err)
-	}
+	_, err = r.CompileOnce(cctx, slowKey, func() ([]byte, error) { return slow, nil })
+	assert.ErrorIs(t, err, context.Canceled, "a cancelled waiter")
 
 	m, err := compileKept(ctx, r, modExit(5))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := m.Run(ctx, nil)
-	if err != nil || res.ExitCode != 5 {
-		t.Fatalf("small run: %+v, %v", res, err)
-	}
+	require.NoError(t, err, "small run")
+	require.EqualValues(t, 5, res.ExitCode, "small run: exit code; result %+v", res)
 	select {
 	case err := <-slowDone:
-		t.Fatalf("the small run waited for the slow compile to finish (%v)", err)
+		require.FailNow(t, "the small run waited for the slow compile to finish", "compile error: %v", err)
 	default:
 	}
-	if err := <-slowDone; err != nil {
-		t.Fatalf("slow compile: %v", err)
-	}
+	require.NoError(t, <-slowDone, "slow compile")
 }
 
 // TestAttackLogFlood is issue 11 finding 8: 16 log calls put 16 MiB on
@@ -200,9 +180,7 @@ func TestAttackLogFlood(t *testing.T) {
 		env.Input = []byte(`{"mode":"logflood","n":16}`)
 		_, err := m.Run(context.Background(), &RunConfig{Name: "hostile", Output: 1 << 10, Host: env})
 		checkSandboxError(t, err, ErrOutputLimit, "output limit 1KiB reached")
-		if logged.Len() > 4<<10 {
-			t.Errorf("the logger got %d bytes under a 1 KiB output limit", logged.Len())
-		}
+		assert.LessOrEqual(t, logged.Len(), 4<<10, "bytes the logger got under a 1 KiB output limit")
 	})
 }
 
@@ -212,9 +190,13 @@ func TestAttackLogFlood(t *testing.T) {
 // at the documented defaults, and a sleeping module times out at 30 s of
 // synctest's fake clock.
 func TestDefaultLimits(t *testing.T) {
-	if DefaultMemory != 256<<20 || DefaultOutput != 16<<20 || DefaultTimeout != 30*time.Second {
-		t.Fatalf("defaults changed: %d %d %v; update DESIGN.md and this test together", DefaultMemory, DefaultOutput, DefaultTimeout)
+	if testing.Short() {
+		t.Skip("slow: runs the memory bomb and the flood to the default limits (3 s); the full suite runs it")
 	}
+	const update = "defaults changed; update DESIGN.md and this test together"
+	require.Equal(t, uint64(256<<20), DefaultMemory, update)
+	require.Equal(t, uint64(16<<20), DefaultOutput, update)
+	require.Equal(t, 30*time.Second, DefaultTimeout, update)
 	e := sharedEnv(t, false)
 	_, _, err := e.run(t, nil, "membomb")
 	checkSandboxError(t, err, ErrMemoryLimit, "memory limit 256MiB reached")
@@ -272,9 +254,7 @@ func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 	ctx := context.Background()
 	r, m := ownRuntime(t, Options{MaxOpenFiles: cap})
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644))
 	var mu sync.Mutex
 	var denials []string
 	lines := make(chan string, runs)
@@ -305,9 +285,7 @@ func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 					}
 				}),
 			})
-			if err != nil {
-				t.Errorf("run %d: %v", i, err)
-			}
+			assert.NoError(t, err, "run %d", i)
 			out.end(err) // a run that ends without a line must not hang the test
 		})
 	}
@@ -319,39 +297,31 @@ func TestAttackOpenFilesRuntimeWide(t *testing.T) {
 				pw.Close()
 			}
 			wg.Wait()
-			t.Fatalf("a run %s", line)
+			require.FailNow(t, "a run "+line)
 		}
 		var n int
-		if _, err := fmt.Sscanf(line, "opened %d", &n); err != nil {
-			t.Fatalf("guest said %q", line)
-		}
+		_, err := fmt.Sscanf(line, "opened %d", &n)
+		require.NoError(t, err, "guest said %q", line)
 		if strings.Contains(line, "then error") {
 			refused++ // it exits, giving its files back
-			if !strings.HasSuffix(line, "Try again") {
-				t.Errorf("refused with %q; want EAGAIN (Try again)", line)
-			}
+			assert.True(t, strings.HasSuffix(line, "Try again"), "refused with %q; want EAGAIN (Try again)", line)
 		} else {
 			opened += n // held until stdin ends
 		}
 	}
-	if got := r.openFiles.count(); got > cap {
-		t.Errorf("the runs hold %d files; the cap is %d", got, cap)
-	}
+	assert.LessOrEqual(t, r.openFiles.count(), cap, "files the runs hold, beyond the cap")
 	for _, pw := range stdins {
 		pw.Close()
 	}
 	wg.Wait()
-	if opened > cap || refused == 0 {
-		t.Errorf("the runs holding their files hold %d, %d runs refused; want at most %d and a refusal", opened, refused, cap)
-	}
+	assert.LessOrEqual(t, opened, cap, "files the runs holding their files hold")
+	assert.NotZero(t, refused, "runs refused; want a refusal")
 	mu.Lock()
-	if len(denials) == 0 || !strings.Contains(denials[0], fmt.Sprintf("too many open files (at most %d for all runs)", cap)) {
-		t.Errorf("audit denials %q; want the Runtime-wide cap named", denials)
+	if assert.NotEmpty(t, denials, "audit denials; want the Runtime-wide cap named") {
+		assert.Contains(t, denials[0], fmt.Sprintf("too many open files (at most %d for all runs)", cap), "audit denials; want the Runtime-wide cap named")
 	}
 	mu.Unlock()
-	if got := r.openFiles.count(); got != 0 {
-		t.Errorf("after the runs the Runtime counts %d open files; want 0", got)
-	}
+	assert.Zero(t, r.openFiles.count(), "after the runs the Runtime counts open files")
 }
 
 // TestAttackOpenFilesCapFullAtStart: a run that starts while other runs
@@ -363,9 +333,7 @@ func TestAttackOpenFilesCapFullAtStart(t *testing.T) {
 	ctx := context.Background()
 	r, m := ownRuntime(t, Options{MaxOpenFiles: cap})
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644))
 	lines := make(chan string, 1)
 	holder := &lineSignal{ch: lines}
 	pr, pw := io.Pipe()
@@ -382,9 +350,10 @@ func TestAttackOpenFilesCapFullAtStart(t *testing.T) {
 	_ = pw.Close()
 	<-done
 	var n int
-	if _, err := fmt.Sscanf(line, "opened %d", &n); err != nil || n == 0 || n >= cap {
-		t.Fatalf("holder said %q; want some files opened, then EAGAIN at the cap", line)
-	}
+	_, err := fmt.Sscanf(line, "opened %d", &n)
+	require.NoError(t, err, "holder said %q; want some files opened, then EAGAIN at the cap", line)
+	require.NotZero(t, n, "holder said %q; want some files opened, then EAGAIN at the cap", line)
+	require.Less(t, n, cap, "holder said %q; want some files opened, then EAGAIN at the cap", line)
 	// A second run holds exactly that many, filling the cap.
 	pr, pw = io.Pipe()
 	lines2 := make(chan string, 1)
@@ -397,21 +366,15 @@ func TestAttackOpenFilesCapFullAtStart(t *testing.T) {
 		holder2.end(err)
 	}()
 	defer func() { _ = pw.Close(); <-done2 }()
-	if line := <-lines2; line != fmt.Sprintf("opened %d", n) {
-		t.Fatalf("second holder said %q; want it to hold %d files", line, n)
-	}
-	if got := r.openFiles.count(); got < cap {
-		t.Fatalf("the Runtime counts %d open files; want the cap %d reached", got, cap)
-	}
+	require.Equal(t, fmt.Sprintf("opened %d", n), <-lines2, "second holder; want it to hold %d files", n)
+	require.GreaterOrEqual(t, r.openFiles.count(), cap, "the Runtime's open files; want the cap reached")
 	var stdout strings.Builder
 	res, err := m.Run(ctx, &RunConfig{Name: "late", Args: []string{"openfiles", "1", "/workspace/f"},
 		Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Stdout: &stdout, Timeout: 5 * time.Minute})
-	if err != nil {
-		t.Fatalf("a run started at the cap failed: %v; want it to start and see EAGAIN", err)
-	}
-	if res.ExitCode != 1 || !strings.Contains(stdout.String(), "opened 0, then error") || !strings.Contains(stdout.String(), "Try again") {
-		t.Errorf("late run: exit %d, %q; want EAGAIN on its own open", res.ExitCode, stdout.String())
-	}
+	require.NoError(t, err, "a run started at the cap failed; want it to start and see EAGAIN")
+	assert.EqualValues(t, 1, res.ExitCode, "late run: exit code; want EAGAIN on its own open")
+	assert.Contains(t, stdout.String(), "opened 0, then error", "late run: want EAGAIN on its own open")
+	assert.Contains(t, stdout.String(), "Try again", "late run: want EAGAIN on its own open")
 }
 
 // TestCloseDuringCompile: closing a Runtime while a compilation it gave
@@ -420,24 +383,20 @@ func TestAttackOpenFilesCapFullAtStart(t *testing.T) {
 // it. (Seen in CI: a panic in wazero's goroutine, "assignment to entry in
 // nil map", after an interpreter's compile timed out under -race.)
 func TestCloseDuringCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits for an abandoned compilation to end (2 s); the full suite runs it")
+	}
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		r, err := New(ctx, &Options{NoCache: true, CompileTimeout: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// 2 functions 2,000 deep: within the bounds, and tens of
 		// milliseconds to compile, far past the budget.
 		_, err = r.Compile(ctx, modNested(2, 2000))
-		if err == nil || !strings.Contains(err.Error(), "compiling took longer than") {
-			t.Fatalf("compile: %v; want the budget passed", err)
-		}
-		if err := r.Close(ctx); err != nil {
-			t.Fatalf("close: %v", err)
-		}
-		if _, err := r.Compile(ctx, modNested(1, 10)); err == nil {
-			t.Fatal("a closed Runtime compiled")
-		}
+		require.ErrorContains(t, err, "compiling took longer than", "compile: want the budget passed")
+		require.NoError(t, r.Close(ctx), "close")
+		_, err = r.Compile(ctx, modNested(1, 10))
+		require.Error(t, err, "a closed Runtime compiled")
 	}
 	time.Sleep(2 * time.Second) // the abandoned compilations end (and would panic) here
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 
@@ -20,17 +23,11 @@ import (
 func TestAttackMountSubSymlinkOut(t *testing.T) {
 	// The sub-path turns into a link after the caller checked it.
 	dir := t.TempDir()
-	if err := os.Symlink("/", filepath.Join(dir, "refs")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink("/", filepath.Join(dir, "refs")))
 	e := sharedEnv(t, false)
 	_, out, err := e.run(t, &RunConfig{Mounts: []Mount{{HostDir: dir, Sub: "refs", GuestPath: "/refs"}}}, "ls", "/refs")
-	if err == nil || !strings.Contains(err.Error(), "mount /refs") {
-		t.Errorf("err = %v; want the mount refused", err)
-	}
-	if strings.Contains(out.stdout.String(), "etc") {
-		t.Errorf("the module listed the host's root: %q", out.stdout.String())
-	}
+	assert.ErrorContains(t, err, "mount /refs", "want the mount refused")
+	assert.NotContains(t, out.stdout.String(), "etc", "the module listed the host's root")
 }
 
 // TestAttackFIFO: a FIFO in the workspace must not hang a run past its
@@ -38,7 +35,7 @@ func TestAttackMountSubSymlinkOut(t *testing.T) {
 // it); it is refused at once and the refusal audited (finding 10).
 func TestAttackFIFO(t *testing.T) {
 	ws := t.TempDir()
-	if err := mkfifo(filepath.Join(ws, "fifo")); err != nil {
+	if err := testkit.Mkfifo(filepath.Join(ws, "fifo")); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
@@ -63,11 +60,12 @@ func TestAttackFIFO(t *testing.T) {
 			select {
 			case r = <-done:
 			case <-time.After(time.Minute): // a hang, not a slow machine
-				t.Fatalf("%q on a FIFO hangs past the run's timeout", args)
+				require.FailNow(t, "a hang on a FIFO", "%q on a FIFO hangs past the run's timeout", args)
 			}
-			if r.err != nil || r.res.ExitCode != 1 || !strings.Contains(strings.ToLower(r.out.stdout.String()), "permission denied") {
-				t.Errorf("%q: %+v, %v, %q; want EACCES", args, r.res, r.err, r.out.stdout.String())
+			if assert.NoError(t, r.err, "%q", args) {
+				assert.EqualValues(t, 1, r.res.ExitCode, "%q: exit code; want EACCES", args)
 			}
+			assert.Contains(t, strings.ToLower(r.out.stdout.String()), "permission denied", "%q: want EACCES", args)
 			audit.Has(t, "deny fs.open", "FIFOs, sockets and devices are refused")
 		}
 		e.assertUsable(t)
@@ -98,20 +96,18 @@ func TestAttackDenialsAudited(t *testing.T) {
 			var audit testkit.AuditLog
 			cfg := &RunConfig{Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace", Writable: true}}, Auditor: audit.Auditor()}
 			res, out, err := e.run(t, cfg, tt.args...)
-			if err != nil || res.ExitCode != 1 {
-				t.Errorf("%q: %+v, %v, %q; want a refusal", tt.args, res, err, out.stdout.String())
+			if assert.NoError(t, err, "%q: output %q", tt.args, out.stdout.String()) {
+				assert.EqualValues(t, 1, res.ExitCode, "%q: exit code; want a refusal; output %q", tt.args, out.stdout.String())
 			}
 			audit.Has(t, tt.prefix, "")
 		}
 		var audit testkit.AuditLog
 		cfg := &RunConfig{Mounts: []Mount{{HostDir: ws, GuestPath: "/workspace"}}, Auditor: audit.Auditor()}
-		if res, _, err := e.run(t, cfg, "stat", "/workspace/missing.txt"); err != nil || res.ExitCode != 1 {
-			t.Fatalf("stat of a missing file: %+v, %v", res, err)
-		}
+		res, _, err := e.run(t, cfg, "stat", "/workspace/missing.txt")
+		require.NoError(t, err, "stat of a missing file")
+		require.EqualValues(t, 1, res.ExitCode, "stat of a missing file: exit code")
 		for _, ev := range audit.Events() {
-			if strings.HasPrefix(ev, "deny") {
-				t.Errorf("a missing file was audited as a denial: %s", ev)
-			}
+			assert.False(t, strings.HasPrefix(ev, "deny"), "a missing file was audited as a denial: %s", ev)
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	sys "github.com/tetratelabs/wazero/experimental/sys"
 
 	"github.com/skillrun/skillrun/internal/fsguard"
@@ -63,9 +64,7 @@ func FuzzRootFS(f *testing.F) {
 		defer os.RemoveAll(dir)
 		w := newFuzzWorld(t, dir)
 		root, err := os.OpenRoot(w.mount)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		guard, err := fsguard.New(root, w.mount, []string{w.protected})
 		if err != nil || guard == nil {
 			t.Fatalf("guard for %s: %v, %v", w.protected, guard, err)
@@ -162,9 +161,7 @@ func newFuzzWorld(t *testing.T, dir string) *fuzzWorld {
 	w := &fuzzWorld{dir: dir, mount: filepath.Join(dir, "mount"), outside: filepath.Join(dir, "outside")}
 	w.protected = filepath.Join(w.mount, "skills", "s")
 	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	for _, d := range []string{w.outside, filepath.Join(w.mount, "d", "sub"), filepath.Join(w.protected, "sub")} {
 		must(os.MkdirAll(d, 0o755))
@@ -287,18 +284,14 @@ func snapshot(t *testing.T, dir string) string {
 		b.WriteByte('\n')
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("snapshot of %s: %v", dir, err)
-	}
+	require.NoError(t, err, "snapshot of %s", dir)
 	return b.String()
 }
 
 func listing(t *testing.T, dir string) string {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names bytes.Buffer
 	for _, e := range ents {
 		fmt.Fprintf(&names, "%s ", e.Name())

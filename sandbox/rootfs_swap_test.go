@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	sys "github.com/tetratelabs/wazero/experimental/sys"
 )
 
@@ -18,12 +20,8 @@ import (
 func swapForLink(t *testing.T, dir, name, target string) {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.Rename(p, p+".old"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, p); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Rename(p, p+".old"))
+	require.NoError(t, os.Symlink(target, p))
 }
 
 // TestRootFSNoFollowSwap: an O_NOFOLLOW open Lstats the file, then opens
@@ -37,11 +35,9 @@ func TestRootFSNoFollowSwap(t *testing.T) {
 	if errno == 0 {
 		got := sysReadAll(t, f)
 		f.Close()
-		t.Fatalf("opened the swapped-in link's target (%q); want ELOOP", got)
+		require.FailNow(t, "opened the swapped-in link's target; want ELOOP", "read %q", got)
 	}
-	if errno != sys.ELOOP {
-		t.Errorf("errno = %v; want ELOOP", errno)
-	}
+	assert.Equal(t, sys.ELOOP, errno, "errno")
 }
 
 // TestRootFSUtimensSwap: File.Utimens sets times through the path the
@@ -50,25 +46,15 @@ func TestRootFSNoFollowSwap(t *testing.T) {
 func TestRootFSUtimensSwap(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	f, errno := fx.fs.OpenFile("a.txt", sys.O_RDONLY, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	defer f.Close()
 	b := filepath.Join(fx.dir, "sub", "b.txt")
 	before, err := os.Stat(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	swapForLink(t, fx.dir, "a.txt", "sub/b.txt")
 	when := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC).UnixNano()
-	if errno := f.Utimens(when, when); errno != sys.ENOENT {
-		t.Errorf("Utimens after the swap: errno %v; want ENOENT", errno)
-	}
+	assert.Equal(t, sys.ENOENT, f.Utimens(when, when), "Utimens after the swap: errno")
 	after, err := os.Stat(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !after.ModTime().Equal(before.ModTime()) {
-		t.Errorf("the link's target got new times: %v, was %v", after.ModTime(), before.ModTime())
-	}
+	require.NoError(t, err)
+	assert.True(t, after.ModTime().Equal(before.ModTime()), "the link's target got new times: %v, was %v", after.ModTime(), before.ModTime())
 }

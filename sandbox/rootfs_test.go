@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	sys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -76,18 +77,14 @@ func newRootFSFixture(t *testing.T, writable bool) *rootFSFixture {
 	// Fix the times outside, so assertOutsideUntouched can see a touch.
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	for _, p := range []string{filepath.Join(base, "outside.txt"), filepath.Join(outdir, "outside.txt")} {
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Chtimes(p, old, old))
 	}
 
 	fx := &rootFSFixture{base: base, dir: dir}
 	rfs, err := openMount(Mount{HostDir: dir, Writable: writable}, nil, func(op, path string, errno sys.Errno, _ string) {
 		fx.events = append(fx.events, auditEvent{op, path, errno})
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = rfs.Close() })
 	fx.fs = rfs
 	return fx
@@ -133,34 +130,24 @@ func (fx *rootFSFixture) assertOutsideUntouched(t *testing.T) {
 		got[rel] = fi.Mode().String() + " " + string(b) + " " + fi.ModTime().UTC().Format(time.RFC3339)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("outside of the mount changed (-want +got):\n%s", diff)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "outside of the mount changed")
 }
 
 func hostMkdir(t *testing.T, p string) {
 	t.Helper()
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(p, 0o755))
 }
 
 func hostWriteFile(t *testing.T, p, content string) {
 	t.Helper()
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 }
 
 func hostReadFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -171,9 +158,7 @@ func sysReadAll(t *testing.T, f sys.File) string {
 	buf := make([]byte, 3) // small, to exercise repeated reads
 	for {
 		n, errno := f.Read(buf)
-		if errno != 0 {
-			t.Fatalf("Read: %v", errno)
-		}
+		require.Zero(t, errno, "Read")
 		if n == 0 {
 			return string(out)
 		}
@@ -224,31 +209,22 @@ func TestRootFSOpenFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := newRootFSFixture(t, true)
 			f, errno := fx.fs.OpenFile(tc.path, tc.flag, 0o644)
-			if errno != tc.want {
-				t.Fatalf("OpenFile(%q, %#x) = %v, want %v", tc.path, tc.flag, errno, tc.want)
-			}
+			require.Equal(t, tc.want, errno, "OpenFile(%q, %#x)", tc.path, tc.flag)
 			if errno != 0 {
-				if f != nil {
-					t.Errorf("OpenFile returned a file with errno %v", errno)
-				}
+				assert.Nil(t, f, "OpenFile returned a file with errno %v", errno)
 				return
 			}
 			defer f.Close()
-			if isDir, _ := f.IsDir(); isDir != tc.isDir {
-				t.Errorf("IsDir = %v, want %v", isDir, tc.isDir)
-			}
+			isDir, _ := f.IsDir()
+			assert.Equal(t, tc.isDir, isDir, "IsDir")
 			if tc.read != "" {
-				if got := sysReadAll(t, f); got != tc.read {
-					t.Errorf("read %q, want %q", got, tc.read)
-				}
+				assert.Equal(t, tc.read, sysReadAll(t, f), "read")
 			}
 			if tc.write != "" {
-				if n, errno := f.Write([]byte(tc.write)); errno != 0 || n != len(tc.write) {
-					t.Fatalf("Write = %d, %v", n, errno)
-				}
-				if got := hostReadFile(t, filepath.Join(fx.dir, tc.path)); got != tc.check {
-					t.Errorf("host content %q, want %q", got, tc.check)
-				}
+				n, errno := f.Write([]byte(tc.write))
+				require.Zero(t, errno, "Write")
+				require.Equal(t, len(tc.write), n, "Write")
+				assert.Equal(t, tc.check, hostReadFile(t, filepath.Join(fx.dir, tc.path)), "host content")
 			}
 			fx.assertOutsideUntouched(t)
 		})
@@ -258,21 +234,13 @@ func TestRootFSOpenFile(t *testing.T) {
 func TestRootFSOpenFileMasksPermissions(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	f, errno := fx.fs.OpenFile("suid.txt", sys.O_CREAT|sys.O_WRONLY, 0o755|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
-	if errno != 0 {
-		t.Fatalf("OpenFile: %v", errno)
-	}
+	require.Zero(t, errno, "OpenFile")
 	f.Close()
-	if errno := fx.fs.Mkdir("suid", 0o755|fs.ModeSetgid); errno != 0 {
-		t.Fatalf("Mkdir: %v", errno)
-	}
+	require.Zero(t, fx.fs.Mkdir("suid", 0o755|fs.ModeSetgid), "Mkdir")
 	for _, p := range []string{"suid.txt", "suid"} {
 		fi, err := os.Stat(filepath.Join(fx.dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if special := fi.Mode() & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); special != 0 {
-			t.Errorf("%s has mode bits %v", p, special)
-		}
+		require.NoError(t, err)
+		assert.Zero(t, fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), "%s has special mode bits", p)
 	}
 }
 
@@ -284,45 +252,27 @@ func TestRootFSCreateModes(t *testing.T) {
 	// What this process creates natively, with its umask.
 	native := t.TempDir()
 	nf, err := os.OpenFile(filepath.Join(native, "f"), os.O_CREATE|os.O_WRONLY, 0o666)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	nf.Close()
-	if err := os.Mkdir(filepath.Join(native, "d"), 0o777); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(filepath.Join(native, "d"), 0o777))
 	nativeMode := func(p string) fs.FileMode {
 		fi, err := os.Stat(filepath.Join(native, p))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return fi.Mode()
 	}
 
 	f, errno := fx.fs.OpenFile("new.txt", sys.O_CREAT|sys.O_WRONLY, 0o600) // what wazero passes
-	if errno != 0 {
-		t.Fatalf("OpenFile: %v", errno)
-	}
+	require.Zero(t, errno, "OpenFile")
 	f.Close()
-	if errno := fx.fs.Mkdir("newdir", 0o700); errno != 0 {
-		t.Fatalf("Mkdir: %v", errno)
-	}
-	if err := os.Chmod(filepath.Join(fx.dir, "a.txt"), 0o640); err != nil {
-		t.Fatal(err)
-	}
+	require.Zero(t, fx.fs.Mkdir("newdir", 0o700), "Mkdir")
+	require.NoError(t, os.Chmod(filepath.Join(fx.dir, "a.txt"), 0o640))
 	f, errno = fx.fs.OpenFile("a.txt", sys.O_CREAT|sys.O_WRONLY, 0o600)
-	if errno != 0 {
-		t.Fatalf("OpenFile of an existing file: %v", errno)
-	}
+	require.Zero(t, errno, "OpenFile of an existing file")
 	f.Close()
 	for p, want := range map[string]fs.FileMode{"new.txt": nativeMode("f"), "newdir": nativeMode("d"), "a.txt": 0o640} {
 		fi, err := os.Stat(filepath.Join(fx.dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode() != want {
-			t.Errorf("%s has mode %v; want %v, as natively", p, fi.Mode(), want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, want, fi.Mode(), "mode of %s, as natively", p)
 	}
 	if m := nativeMode("f"); m&0o044 == 0 {
 		t.Logf("this process's umask (%v for a new file) hides group and other bits", m)
@@ -336,43 +286,29 @@ func TestRootFSWriteQuota(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	fx.fs.quota = NewQuota(10)
 	f, errno := fx.fs.OpenFile("q.txt", sys.O_CREAT|sys.O_RDWR, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	defer f.Close()
-	if n, errno := f.Write([]byte("123456")); n != 6 || errno != 0 {
-		t.Fatalf("first write: %d, %v", n, errno)
-	}
-	if n, errno := f.Pwrite([]byte("abcdef"), 6); n != 4 || errno != 0 {
-		t.Fatalf("the write crossing the limit: %d, %v; want 4 bytes written", n, errno)
-	}
-	if n, errno := f.Write([]byte("x")); n != 0 || errno != sys.EIO {
-		t.Fatalf("a write past the limit: %d, %v; want EIO", n, errno)
-	}
-	if errno := f.Truncate(100); errno != sys.EIO {
-		t.Fatalf("growing past the limit by truncation: %v; want EIO", errno)
-	}
-	if errno := f.Truncate(3); errno != 0 {
-		t.Fatalf("shrinking: %v", errno) // always allowed
-	}
-	if got := hostReadFile(t, filepath.Join(fx.dir, "q.txt")); got != "123" {
-		t.Errorf("file holds %q", got)
-	}
-	if used := fx.fs.quota.used.Load(); used != 10 {
-		t.Errorf("quota used %d; want 10 (deleting or shrinking gives nothing back)", used)
-	}
+	n, errno := f.Write([]byte("123456"))
+	require.Zero(t, errno, "first write")
+	require.Equal(t, 6, n, "first write")
+	n, errno = f.Pwrite([]byte("abcdef"), 6)
+	require.Zero(t, errno, "the write crossing the limit")
+	require.Equal(t, 4, n, "the write crossing the limit: bytes written")
+	n, errno = f.Write([]byte("x"))
+	require.Equal(t, sys.EIO, errno, "a write past the limit")
+	require.Zero(t, n, "a write past the limit")
+	require.Equal(t, sys.EIO, f.Truncate(100), "growing past the limit by truncation")
+	require.Zero(t, f.Truncate(3), "shrinking") // always allowed
+	assert.Equal(t, "123", hostReadFile(t, filepath.Join(fx.dir, "q.txt")), "file content")
+	assert.Equal(t, int64(10), fx.fs.quota.used.Load(), "quota used (deleting or shrinking gives nothing back)")
 	found := false
 	for _, e := range fx.events {
 		found = found || e.Op == auditWrite && e.Errno == sys.EIO
 	}
-	if !found {
-		t.Errorf("no audited write refusal in %+v", fx.events)
-	}
+	assert.True(t, found, "no audited write refusal in %+v", fx.events)
 	// Without a quota nothing is bounded.
 	var none *Quota
-	if got := none.take(1 << 40); got != 1<<40 {
-		t.Errorf("nil quota took %d", got)
-	}
+	assert.Equal(t, int64(1<<40), none.take(1<<40), "nil quota took")
 }
 
 // TestRootFSNewSkillFolder: a run that scaffolds a new skill (writes its
@@ -402,9 +338,7 @@ func TestRootFSNewSkillFolder(t *testing.T) {
 		{"rewrite new/SKILL.md", write(fx.fs, "new/SKILL.md")},
 		{"rename inside new", fx.fs.Rename("new/scripts/a.py", "new/scripts/b.py")},
 	} {
-		if step.errno != 0 {
-			t.Errorf("%s in the run's own new skill: %v", step.what, step.errno)
-		}
+		assert.Zero(t, step.errno, "%s in the run's own new skill", step.what)
 	}
 	for _, step := range []struct {
 		what  string
@@ -414,46 +348,33 @@ func TestRootFSNewSkillFolder(t *testing.T) {
 		{"rewrite old/SKILL.md", write(fx.fs, "old/SKILL.md")},
 		{"write old/scripts", fx.fs.Mkdir("old/scripts", 0)},
 	} {
-		if step.errno != sys.EROFS {
-			t.Errorf("%s in a skill folder that was there: %v; want EROFS", step.what, step.errno)
-		}
+		assert.Equal(t, sys.EROFS, step.errno, "%s in a skill folder that was there", step.what)
 	}
 	// The next run: the new folder is a skill folder like any other.
 	next, err := openMount(Mount{HostDir: fx.dir, Writable: true}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer next.Close()
-	if errno := write(next, "new/scripts/c.py"); errno != sys.EROFS {
-		t.Errorf("the next run wrote into the new skill: %v; want EROFS", errno)
-	}
+	assert.Equal(t, sys.EROFS, write(next, "new/scripts/c.py"), "the next run wrote into the new skill")
 }
 
 func TestRootFSFile(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	f, errno := fx.fs.OpenFile("f.txt", sys.O_CREAT|sys.O_RDWR, 0o644)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	hostPath := filepath.Join(fx.dir, "f.txt")
 	wantHost := func(want string) {
 		t.Helper()
-		if got := hostReadFile(t, hostPath); got != want {
-			t.Fatalf("host content %q, want %q", got, want)
-		}
+		require.Equal(t, want, hostReadFile(t, hostPath), "host content")
 	}
 	must := func(what string, errno sys.Errno) {
 		t.Helper()
-		if errno != 0 {
-			t.Fatalf("%s: %v", what, errno)
-		}
+		require.Zero(t, errno, what)
 	}
 	seek := func(off int64, whence int, want int64) {
 		t.Helper()
 		got, errno := f.Seek(off, whence)
-		if errno != 0 || got != want {
-			t.Fatalf("Seek(%d, %d) = %d, %v, want %d", off, whence, got, errno, want)
-		}
+		require.Zero(t, errno, "Seek(%d, %d)", off, whence)
+		require.Equal(t, want, got, "Seek(%d, %d)", off, whence)
 	}
 
 	_, errno = f.Write([]byte("hello world"))
@@ -462,18 +383,18 @@ func TestRootFSFile(t *testing.T) {
 	seek(0, io.SeekCurrent, 11)
 	seek(0, io.SeekStart, 0)
 	buf := make([]byte, 5)
-	if n, errno := f.Read(buf); errno != 0 || string(buf[:n]) != "hello" {
-		t.Fatalf("Read = %q, %v", buf[:n], errno)
-	}
-	if n, errno := f.Pread(buf, 6); errno != 0 || string(buf[:n]) != "world" {
-		t.Fatalf("Pread = %q, %v", buf[:n], errno)
-	}
-	if n, errno := f.Pread(buf, 11); errno != 0 || n != 0 {
-		t.Fatalf("Pread at EOF = %d, %v, want 0, 0", n, errno)
-	}
-	if n, errno := f.Read(buf[:0]); errno != 0 || n != 0 {
-		t.Fatalf("Read of nothing = %d, %v", n, errno)
-	}
+	n, errno := f.Read(buf)
+	require.Zero(t, errno, "Read")
+	require.Equal(t, "hello", string(buf[:n]), "Read")
+	n, errno = f.Pread(buf, 6)
+	require.Zero(t, errno, "Pread")
+	require.Equal(t, "world", string(buf[:n]), "Pread")
+	n, errno = f.Pread(buf, 11)
+	require.Zero(t, errno, "Pread at EOF")
+	require.Zero(t, n, "Pread at EOF")
+	n, errno = f.Read(buf[:0])
+	require.Zero(t, errno, "Read of nothing")
+	require.Zero(t, n, "Read of nothing")
 	seek(0, io.SeekCurrent, 5) // Pread does not move the offset
 	_, errno = f.Pwrite([]byte("WORLD"), 6)
 	must("Pwrite", errno)
@@ -492,41 +413,35 @@ func TestRootFSFile(t *testing.T) {
 		{"Truncate negative", f.Truncate(-1), sys.EINVAL},
 		{"Readdir on a file", errnoOf(f.Readdir(-1)), sys.EBADF},
 	} {
-		if tc.got != tc.want {
-			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
-		}
+		assert.Equal(t, tc.want, tc.got, tc.name)
 	}
 
 	must("Truncate", f.Truncate(5))
 	wantHost("hello")
 	st, errno := f.Stat()
 	must("Stat", errno)
-	if st.Size != 5 || !st.Mode.IsRegular() {
-		t.Errorf("Stat = size %d mode %v, want 5, regular", st.Size, st.Mode)
-	}
+	assert.Equal(t, int64(5), st.Size, "Stat size")
+	assert.True(t, st.Mode.IsRegular(), "Stat mode %v, want regular", st.Mode)
 	lst, errno := fx.fs.Lstat("f.txt")
 	must("Lstat", errno)
 	dev, _ := f.Dev()
 	ino, _ := f.Ino()
-	if dev != lst.Dev || ino != lst.Ino || ino != st.Ino {
-		t.Errorf("Dev, Ino = %d, %d; Stat says %d, %d; Lstat says %d, %d", dev, ino, st.Dev, st.Ino, lst.Dev, lst.Ino)
-	}
-	if ino == 0 && goruntime.GOOS != "windows" {
-		t.Error("Ino = 0")
+	assert.Equal(t, lst.Dev, dev, "Dev, as Lstat says")
+	assert.Equal(t, lst.Ino, ino, "Ino, as Lstat says")
+	assert.Equal(t, st.Ino, ino, "Ino, as Stat says")
+	if goruntime.GOOS != "windows" {
+		assert.NotZero(t, ino, "Ino")
 	}
 
 	// Append mode survives a rewind; Pwrite is refused, as os.File refuses it.
 	must("SetAppend(true)", f.SetAppend(true))
-	if !f.IsAppend() {
-		t.Fatal("IsAppend = false after SetAppend(true)")
-	}
+	require.True(t, f.IsAppend(), "IsAppend after SetAppend(true)")
 	seek(0, io.SeekStart, 0)
 	_, errno = f.Write([]byte("!"))
 	must("Write appending", errno)
 	wantHost("hello!")
-	if _, errno := f.Pwrite([]byte("x"), 0); errno != sys.EINVAL {
-		t.Errorf("Pwrite in append mode = %v, want EINVAL", errno)
-	}
+	_, errno = f.Pwrite([]byte("x"), 0)
+	assert.Equal(t, sys.EINVAL, errno, "Pwrite in append mode")
 	must("SetAppend(false)", f.SetAppend(false))
 	seek(0, io.SeekStart, 0)
 	_, errno = f.Write([]byte("J"))
@@ -540,15 +455,14 @@ func TestRootFSFile(t *testing.T) {
 	mtim := time.Date(2011, 1, 2, 3, 4, 5, 7000, time.UTC).UnixNano()
 	must("Utimens", f.Utimens(atim, mtim))
 	st, _ = f.Stat()
-	if st.Atim != atim || st.Mtim != mtim {
-		t.Errorf("times = %d, %d, want %d, %d", st.Atim, st.Mtim, atim, mtim)
-	}
+	assert.Equal(t, atim, st.Atim, "atime")
+	assert.Equal(t, mtim, st.Mtim, "mtime")
+
 	mtim2 := mtim + int64(time.Hour)
 	must("Utimens omitting atim", f.Utimens(sys.UTIME_OMIT, mtim2))
 	st, _ = f.Stat()
-	if st.Atim != atim || st.Mtim != mtim2 {
-		t.Errorf("times after UTIME_OMIT = %d, %d, want %d, %d", st.Atim, st.Mtim, atim, mtim2)
-	}
+	assert.Equal(t, atim, st.Atim, "atime after UTIME_OMIT")
+	assert.Equal(t, mtim2, st.Mtim, "mtime after UTIME_OMIT")
 
 	must("Close", f.Close())
 	must("errnoOf Close", f.Close())
@@ -567,9 +481,7 @@ func TestRootFSFile(t *testing.T) {
 		{"Utimens", f.Utimens(0, 0)},
 		{"SetAppend", f.SetAppend(true)},
 	} {
-		if tc.got != sys.EBADF {
-			t.Errorf("%s after Close = %v, want EBADF", tc.name, tc.got)
-		}
+		assert.Equal(t, sys.EBADF, tc.got, "%s after Close", tc.name)
 	}
 	wantHost("Jello!")
 }
@@ -577,19 +489,13 @@ func TestRootFSFile(t *testing.T) {
 func TestRootFSFileModes(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	ro, errno := fx.fs.OpenFile("a.txt", sys.O_RDONLY, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	defer ro.Close()
 	wo, errno := fx.fs.OpenFile("a.txt", sys.O_WRONLY, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	defer wo.Close()
 	dir, errno := fx.fs.OpenFile("sub", sys.O_RDONLY, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	defer dir.Close()
 	buf := make([]byte, 4)
 
@@ -612,63 +518,45 @@ func TestRootFSFileModes(t *testing.T) {
 		{"dir Sync", dir.Sync(), 0},
 	}
 	for _, tc := range tests {
-		if tc.got != tc.want {
-			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
-		}
+		assert.Equal(t, tc.want, tc.got, tc.name)
 	}
-	if got := hostReadFile(t, filepath.Join(fx.dir, "a.txt")); got != "hello" {
-		t.Errorf("a.txt = %q", got)
-	}
+	assert.Equal(t, "hello", hostReadFile(t, filepath.Join(fx.dir, "a.txt")), "a.txt")
 }
 
 func TestRootFSReaddir(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	d, errno := fx.fs.OpenFile(".", sys.O_RDONLY|sys.O_DIRECTORY, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	defer d.Close()
 	dirents, errno := d.Readdir(-1)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	got := map[string]fs.FileMode{}
 	for _, e := range dirents {
 		got[e.Name] = e.Type
 		st, errno := fx.fs.Lstat(e.Name)
-		if errno != 0 {
-			t.Fatal(errno)
-		}
-		if e.Ino != st.Ino {
-			t.Errorf("%s: Dirent.Ino = %d, Lstat Ino = %d", e.Name, e.Ino, st.Ino)
-		}
+		require.Zero(t, errno)
+		assert.Equal(t, st.Ino, e.Ino, "%s: Dirent.Ino, as Lstat says", e.Name)
 	}
 	want := map[string]fs.FileMode{
 		"a.txt": 0, "sub": fs.ModeDir, "empty": fs.ModeDir, "full": fs.ModeDir,
 		"inlink.txt": fs.ModeSymlink, "escape.txt": fs.ModeSymlink, "escape_rel.txt": fs.ModeSymlink,
 		"escapedir": fs.ModeSymlink, "dangling": fs.ModeSymlink,
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Readdir(-1) mismatch (-want +got):\n%s", diff)
-	}
-	if more, errno := d.Readdir(-1); errno != 0 || len(more) != 0 {
-		t.Errorf("Readdir at end = %v, %v, want none", more, errno)
-	}
+	assert.Equal(t, want, got, "Readdir(-1)")
+	more, errno := d.Readdir(-1)
+	assert.Zero(t, errno, "Readdir at end")
+	assert.Empty(t, more, "Readdir at end")
 
 	// Rewind, after a new entry appears: it is listed, in pages of two.
 	hostWriteFile(t, filepath.Join(fx.dir, "later.txt"), "")
-	if _, errno := d.Seek(0, io.SeekStart); errno != 0 {
-		t.Fatal(errno)
-	}
+	_, errno = d.Seek(0, io.SeekStart)
+	require.Zero(t, errno)
 	var names []string
+
 	for {
 		page, errno := d.Readdir(2)
-		if errno != 0 {
-			t.Fatal(errno)
-		}
-		if len(page) > 2 {
-			t.Fatalf("Readdir(2) returned %d entries", len(page))
-		}
+		require.Zero(t, errno)
+		require.LessOrEqual(t, len(page), 2, "Readdir(2) entries")
 		for _, e := range page {
 			names = append(names, e.Name)
 		}
@@ -678,14 +566,11 @@ func TestRootFSReaddir(t *testing.T) {
 	}
 	slices.Sort(names)
 	wantNames := []string{"a.txt", "dangling", "empty", "escape.txt", "escape_rel.txt", "escapedir", "full", "inlink.txt", "later.txt", "sub"}
-	if diff := cmp.Diff(wantNames, names); diff != "" {
-		t.Errorf("paged Readdir after rewind mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, wantNames, names, "paged Readdir after rewind")
 
 	d.Close()
-	if _, errno := d.Readdir(-1); errno != sys.EBADF {
-		t.Errorf("Readdir after Close = %v, want EBADF", errno)
-	}
+	_, errno = d.Readdir(-1)
+	assert.Equal(t, sys.EBADF, errno, "Readdir after Close")
 }
 
 func TestRootFSPathOps(t *testing.T) {
@@ -734,9 +619,7 @@ func TestRootFSPathOps(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := newRootFSFixture(t, true)
-			if got := tc.op(fx.fs); got != tc.want {
-				t.Errorf("errno = %v, want %v", got, tc.want)
-			}
+			assert.Equal(t, tc.want, tc.op(fx.fs), "errno")
 			if tc.check != nil {
 				tc.check(t, fx.dir)
 			}
@@ -768,29 +651,24 @@ func TestRootFSStat(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			st, errno := tc.stat(tc.path)
-			if errno != tc.want {
-				t.Fatalf("errno = %v, want %v", errno, tc.want)
-			}
+			require.Equal(t, tc.want, errno, "errno")
 			if errno != 0 {
 				return
 			}
-			if st.Mode.Type() != tc.wantType {
-				t.Errorf("type = %v, want %v", st.Mode.Type(), tc.wantType)
+			assert.Equal(t, tc.wantType, st.Mode.Type(), "type")
+			if tc.wantSize >= 0 {
+				assert.Equal(t, tc.wantSize, st.Size, "size")
 			}
-			if tc.wantSize >= 0 && st.Size != tc.wantSize {
-				t.Errorf("size = %d, want %d", st.Size, tc.wantSize)
-			}
-			if st.Ino == 0 && goruntime.GOOS != "windows" {
-				t.Error("Ino = 0")
+			if goruntime.GOOS != "windows" {
+				assert.NotZero(t, st.Ino, "Ino")
 			}
 		})
 	}
-	if target, errno := fx.fs.Readlink("inlink.txt"); errno != 0 || target != "a.txt" {
-		t.Errorf("Readlink(inlink.txt) = %q, %v, want a.txt", target, errno)
-	}
-	if _, errno := fx.fs.Readlink("a.txt"); errno != sys.EINVAL {
-		t.Errorf("Readlink(a.txt) = %v, want EINVAL", errno)
-	}
+	target, errno := fx.fs.Readlink("inlink.txt")
+	assert.Zero(t, errno, "Readlink(inlink.txt)")
+	assert.Equal(t, "a.txt", target, "Readlink(inlink.txt)")
+	_, errno = fx.fs.Readlink("a.txt")
+	assert.Equal(t, sys.EINVAL, errno, "Readlink(a.txt)")
 }
 
 // TestRootFSReadOnly checks that a read-only rootFS refuses every mutation
@@ -831,21 +709,15 @@ func TestRootFSReadOnly(t *testing.T) {
 	}
 	for _, tc := range mutations {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.op(fx.fs); got != sys.EROFS {
-				t.Errorf("errno = %v, want EROFS", got)
-			}
+			assert.Equal(t, sys.EROFS, tc.op(fx.fs), "errno")
 		})
 	}
 
 	t.Run("reads work", func(t *testing.T) {
 		f, errno := fx.fs.OpenFile("a.txt", sys.O_RDONLY, 0)
-		if errno != 0 {
-			t.Fatal(errno)
-		}
+		require.Zero(t, errno)
 		defer f.Close()
-		if got := sysReadAll(t, f); got != "hello" {
-			t.Errorf("read %q", got)
-		}
+		assert.Equal(t, "hello", sysReadAll(t, f), "read")
 		for _, tc := range []struct {
 			name       string
 			got, wantE sys.Errno
@@ -855,26 +727,22 @@ func TestRootFSReadOnly(t *testing.T) {
 			{"Truncate", f.Truncate(0), sys.EBADF},
 			{"Utimens", f.Utimens(0, 0), sys.EROFS},
 		} {
-			if tc.got != tc.wantE {
-				t.Errorf("%s on a read-only mount = %v, want %v", tc.name, tc.got, tc.wantE)
-			}
+			assert.Equal(t, tc.wantE, tc.got, "%s on a read-only mount", tc.name)
 		}
 		d, errno := fx.fs.OpenFile("sub", sys.O_RDONLY|sys.O_DIRECTORY, 0)
-		if errno != 0 {
-			t.Fatal(errno)
-		}
+		require.Zero(t, errno)
 		defer d.Close()
-		if dirents, errno := d.Readdir(-1); errno != 0 || len(dirents) != 1 || dirents[0].Name != "b.txt" {
-			t.Errorf("Readdir = %v, %v", dirents, errno)
+		dirents, errno := d.Readdir(-1)
+		assert.Zero(t, errno, "Readdir")
+		if assert.Len(t, dirents, 1, "Readdir") {
+			assert.Equal(t, "b.txt", dirents[0].Name, "Readdir")
 		}
-		if _, errno := fx.fs.Stat("sub/b.txt"); errno != 0 {
-			t.Errorf("Stat: %v", errno)
-		}
+		_, errno = fx.fs.Stat("sub/b.txt")
+		assert.Zero(t, errno, "Stat")
 	})
 
-	if diff := cmp.Diff(before, hostSnapshot(t, fx.dir)); diff != "" {
-		t.Errorf("read-only mount changed (-before +after):\n%s", diff)
-	}
+	assert.Equal(t, before, hostSnapshot(t, fx.dir), "read-only mount changed")
+
 	fx.assertOutsideUntouched(t)
 }
 
@@ -947,12 +815,8 @@ func TestRootFSEscapes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := newRootFSFixture(t, true)
 			before := hostSnapshot(t, fx.dir)
-			if got := tc.op(fx); got != tc.want {
-				t.Errorf("errno = %v, want %v", got, tc.want)
-			}
-			if diff := cmp.Diff(before, hostSnapshot(t, fx.dir)); diff != "" {
-				t.Errorf("mount changed (-before +after):\n%s", diff)
-			}
+			assert.Equal(t, tc.want, tc.op(fx), "errno")
+			assert.Equal(t, before, hostSnapshot(t, fx.dir), "mount changed")
 			fx.assertOutsideUntouched(t)
 		})
 	}
@@ -963,28 +827,17 @@ func TestRootFSEscapes(t *testing.T) {
 func TestRootFSEscapeAfterOpen(t *testing.T) {
 	fx := newRootFSFixture(t, true)
 	d, errno := fx.fs.OpenFile("sub", sys.O_RDONLY|sys.O_DIRECTORY, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	defer d.Close()
 	// The host replaces "sub" with a symlink to the outside directory.
-	if err := os.Rename(filepath.Join(fx.dir, "sub"), filepath.Join(fx.dir, "sub.old")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(fx.base, "outdir"), filepath.Join(fx.dir, "sub")); err != nil {
-		t.Fatal(err)
-	}
-	if _, errno := d.Seek(0, io.SeekStart); errno != 0 {
-		t.Fatal(errno)
-	}
+	require.NoError(t, os.Rename(filepath.Join(fx.dir, "sub"), filepath.Join(fx.dir, "sub.old")))
+	require.NoError(t, os.Symlink(filepath.Join(fx.base, "outdir"), filepath.Join(fx.dir, "sub")))
+	_, errno = d.Seek(0, io.SeekStart)
+	require.Zero(t, errno)
 	dirents, errno := d.Readdir(-1)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
+	require.Zero(t, errno)
 	for _, e := range dirents {
-		if e.Name != "b.txt" {
-			t.Errorf("Readdir after the swap listed %q", e.Name)
-		}
+		assert.Equal(t, "b.txt", e.Name, "Readdir after the swap listed another entry")
 	}
 }
 
@@ -1015,9 +868,7 @@ func TestRootFSAudit(t *testing.T) {
 		{"unlink", "d/n.txt", 0},
 		{"rmdir", "d", 0},
 	}
-	if diff := cmp.Diff(want, fx.events); diff != "" {
-		t.Errorf("audit events mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, fx.events, "audit events")
 }
 
 // hostSnapshot describes every entry under dir (without following symlinks).
@@ -1051,9 +902,7 @@ func hostSnapshot(t *testing.T, dir string) map[string]string {
 		out[filepath.ToSlash(rel)] = desc
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
@@ -1062,8 +911,9 @@ func errnoOf[T any](_ T, errno sys.Errno) sys.Errno { return errno }
 func hostIsDir(p string) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
 		t.Helper()
-		if fi, err := os.Lstat(filepath.Join(dir, p)); err != nil || !fi.IsDir() {
-			t.Errorf("%s is not a directory (%v)", p, err)
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		if assert.NoError(t, err, "%s is not a directory", p) {
+			assert.True(t, fi.IsDir(), "%s is not a directory", p)
 		}
 	}
 }
@@ -1071,8 +921,9 @@ func hostIsDir(p string) func(*testing.T, string) {
 func hostIsSymlink(p string) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
 		t.Helper()
-		if fi, err := os.Lstat(filepath.Join(dir, p)); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			t.Errorf("%s is not a symlink (%v)", p, err)
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		if assert.NoError(t, err, "%s is not a symlink", p) {
+			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "%s is not a symlink", p)
 		}
 	}
 }
@@ -1080,18 +931,15 @@ func hostIsSymlink(p string) func(*testing.T, string) {
 func hostMissing(p string) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
 		t.Helper()
-		if _, err := os.Lstat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("%s exists (%v)", p, err)
-		}
+		_, err := os.Lstat(filepath.Join(dir, p))
+		assert.ErrorIs(t, err, fs.ErrNotExist, "%s exists", p)
 	}
 }
 
 func hostHasContent(p, want string) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
 		t.Helper()
-		if got := hostReadFile(t, filepath.Join(dir, p)); got != want {
-			t.Errorf("%s = %q, want %q", p, got, want)
-		}
+		assert.Equal(t, want, hostReadFile(t, filepath.Join(dir, p)), "content of %s", p)
 	}
 }
 
@@ -1099,12 +947,8 @@ func hostHasMode(p string, want fs.FileMode) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
 		t.Helper()
 		fi, err := os.Stat(filepath.Join(dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode() != want {
-			t.Errorf("%s mode = %v, want %v", p, fi.Mode(), want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, want, fi.Mode(), "mode of %s", p)
 	}
 }
 
@@ -1112,12 +956,8 @@ func hostHasMtime(p string, want int64) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
 		t.Helper()
 		fi, err := os.Stat(filepath.Join(dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := fi.ModTime().UnixNano(); got != want {
-			t.Errorf("%s mtime = %d, want %d", p, got, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, want, fi.ModTime().UnixNano(), "mtime of %s", p)
 	}
 }
 
@@ -1214,18 +1054,19 @@ func buildRootFSGuest(t *testing.T, dir string) []byte {
 	cmd := exec.Command(goTool, "build", "-o", "guest.wasm", ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=", "GOTOOLCHAIN=local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the guest: %v\n%s", err, out)
-	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "building the guest:\n%s", out)
+
 	wasm, err := os.ReadFile(filepath.Join(dir, "guest.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return wasm
 }
 
 // TestRootFSWASI runs a Go wasip1 guest against rootFS mounts in wazero.
 func TestRootFSWASI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds a Go wasip1 guest and runs it on both engines (2 s); the full suite runs it")
+	}
 	wasm := buildRootFSGuest(t, t.TempDir()) // once, for every subtest
 
 	type mount struct {
@@ -1334,9 +1175,7 @@ prefix confusion: ok from out mount
 			defer r.Close(ctx)
 			wasi_snapshot_preview1.MustInstantiate(ctx, r)
 			compiled, err := r.CompileModule(ctx, wasm)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
@@ -1347,9 +1186,7 @@ prefix confusion: ok from out mount
 					fsConfig := wazero.NewFSConfig()
 					for _, m := range tc.mounts {
 						rfs, err := openMount(Mount{HostDir: filepath.Join(fx.base, m.hostDir), Writable: m.writable}, nil, nil)
-						if err != nil {
-							t.Fatal(err)
-						}
+						require.NoError(t, err)
 						defer rfs.Close()
 						fsConfig = fsConfig.(sysfs.FSConfig).WithSysFSMount(rfs, m.guestPath)
 					}
@@ -1364,15 +1201,12 @@ prefix confusion: ok from out mount
 					if exitErr, ok := errors.AsType[*wazerosys.ExitError](err); ok && exitErr.ExitCode() == 0 {
 						err = nil
 					}
-					if err != nil {
-						t.Fatalf("running the guest: %v\nstderr:\n%s", err, stderr.String())
-					}
+					require.NoError(t, err, "running the guest; stderr:\n%s", stderr.String())
 					if mod != nil {
 						mod.Close(ctx)
 					}
-					if diff := cmp.Diff(tc.want, stdout.String()); diff != "" {
-						t.Errorf("guest output mismatch (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
-					}
+					assert.Equal(t, tc.want, stdout.String(), "guest output; stderr:\n%s", stderr.String())
+
 					tc.check(t, fx.base)
 					fx.assertOutsideUntouched(t)
 				})

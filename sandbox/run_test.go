@@ -2,48 +2,38 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/skillrun/skillrun/audit"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRunExitCode(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		for _, code := range []string{"0", "1", "3", "125"} {
 			res, out, err := e.run(t, nil, "exit", code)
-			if err != nil {
-				t.Fatalf("exit %s: %v", code, err)
-			}
-			if got := strconv.FormatUint(uint64(res.ExitCode), 10); got != code {
-				t.Errorf("exit %s: ExitCode %s", code, got)
-			}
-			if want := "exiting with " + code + "\n"; out.stdout.String() != want {
-				t.Errorf("exit %s: stdout %q, want %q", code, out.stdout.String(), want)
-			}
+			require.NoError(t, err, "exit %s", code)
+			assert.Equal(t, code, strconv.FormatUint(uint64(res.ExitCode), 10), "exit %s: ExitCode", code)
+			assert.Equal(t, "exiting with "+code+"\n", out.stdout.String(), "exit %s: stdout", code)
 		}
 	})
 	t.Run("returns from _start", func(t *testing.T) {
 		e := sharedEnv(t, true)
 		m, err := e.r.Compile(context.Background(), modStart(0x0b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer m.Close(context.Background())
 		res, err := m.Run(context.Background(), nil)
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("got %+v, %v; want exit code 0", res, err)
-		}
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode, "exit code; result %+v", res)
 	})
 }
 
@@ -53,19 +43,22 @@ func TestRunSmallModule(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		ctx := context.Background()
 		m, err := e.r.Compile(ctx, modHello())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer m.Close(ctx)
 		var stdout strings.Builder
 		res, err := m.Run(ctx, &RunConfig{Stdout: &stdout})
-		if err != nil || res.ExitCode != 0 || stdout.String() != "hello, world\n" || res.OutputBytes != 13 || res.PeakMemory != 64<<10 {
-			t.Errorf("got %+v, %v, %q", res, err, stdout.String())
+		if assert.NoError(t, err) {
+			assert.Zero(t, res.ExitCode, "exit code; result %+v", res)
+			assert.EqualValues(t, 13, res.OutputBytes, "OutputBytes; result %+v", res)
+			assert.EqualValues(t, 64<<10, res.PeakMemory, "PeakMemory; result %+v", res)
 		}
+		assert.Equal(t, "hello, world\n", stdout.String(), "stdout")
 		stdout.Reset()
 		res, err = m.Run(ctx, &RunConfig{Name: "hello", Stdout: &stdout, Output: 5})
-		if !errors.Is(err, ErrOutputLimit) || stdout.String() != "hello" || res.OutputBytes != 5 {
-			t.Errorf("with Output 5: got %+v, %v, %q", res, err, stdout.String())
+		assert.ErrorIs(t, err, ErrOutputLimit, "with Output 5")
+		assert.Equal(t, "hello", stdout.String(), "with Output 5: stdout")
+		if assert.NotNil(t, res, "with Output 5: result") {
+			assert.EqualValues(t, 5, res.OutputBytes, "with Output 5: OutputBytes; result %+v", res)
 		}
 	})
 }
@@ -81,24 +74,18 @@ func TestRunArgsAndStdin(t *testing.T) {
 			Stdin:  io.MultiReader(strings.NewReader(stdin)), // not an in-memory type: goes through stdinReader
 			Stdout: &stdout,
 		})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("got %+v, %v", res, err)
-		}
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode, "exit code; result %+v", res)
 		want := `arg: "plain"
 arg: "with space"
 arg: "ünïcödé"
 arg: ""
 arg: "--flag=x"
 ` + stdin
-		if diff := cmp.Diff(want, stdout.String()); diff != "" {
-			t.Errorf("stdout mismatch (-want +got):\n%s", diff)
-		}
-		if res.OutputBytes != uint64(len(want)) {
-			t.Errorf("OutputBytes = %d, want %d", res.OutputBytes, len(want))
-		}
-		if res.PeakMemory == 0 || res.Duration <= 0 {
-			t.Errorf("Result %+v: want PeakMemory and Duration", res)
-		}
+		assert.Equal(t, want, stdout.String(), "stdout")
+		assert.Equal(t, uint64(len(want)), res.OutputBytes, "OutputBytes")
+		assert.NotZero(t, res.PeakMemory, "PeakMemory; result %+v", res)
+		assert.Positive(t, res.Duration, "Duration; result %+v", res)
 	})
 }
 
@@ -116,45 +103,35 @@ func TestRunLargeStdin(t *testing.T) {
 		w.Close()
 	}()
 	res, out, err := e.run(t, &RunConfig{Stdin: r}, "stdin")
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("got %+v, %v, %s", res, err, out.stderr.String())
-	}
-	if got, want := out.stdout.String(), "read 3145745 bytes\n"; got != want {
-		t.Errorf("stdout %q, want %q", got, want)
-	}
+	require.NoError(t, err, "stderr: %s", out.stderr.String())
+	require.Zero(t, res.ExitCode, "exit code; result %+v, stderr: %s", res, out.stderr.String())
+	assert.Equal(t, "read 3145745 bytes\n", out.stdout.String(), "stdout")
 }
 
 func TestRunNilConfig(t *testing.T) {
 	e := sharedEnv(t, true)
 	res, err := e.hostile.Run(context.Background(), nil)
 	// No args: the guest prints its usage to stderr (discarded) and exits 2.
-	if err != nil || res.ExitCode != 2 {
-		t.Fatalf("got %+v, %v; want exit code 2", res, err)
-	}
-	if res.OutputBytes == 0 {
-		t.Error("discarded output should still be counted")
-	}
+	require.NoError(t, err)
+	require.EqualValues(t, 2, res.ExitCode, "exit code; result %+v", res)
+	assert.NotZero(t, res.OutputBytes, "discarded output should still be counted")
 }
 
 func TestRunEnv(t *testing.T) {
 	t.Setenv("SKILLRUN_TEST_SECRET", "hunter2") // in the host's environment, not granted
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		res, out, err := e.run(t, &RunConfig{Env: []string{"LANG=C.UTF-8", "EMPTY=", "WITH_EQUALS=a=b"}}, "env")
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("got %+v, %v", res, err)
-		}
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode, "exit code; result %+v", res)
 		want := "LANG=C.UTF-8\nEMPTY=\nWITH_EQUALS=a=b\n"
-		if diff := cmp.Diff(want, out.stdout.String()); diff != "" {
-			t.Errorf("environment mismatch (-want +got):\n%s", diff)
-		}
-		if strings.Contains(out.stdout.String(), "hunter2") {
-			t.Error("the guest saw a host environment variable it was not granted")
-		}
+		assert.Equal(t, want, out.stdout.String(), "environment")
+		assert.NotContains(t, out.stdout.String(), "hunter2", "the guest saw a host environment variable it was not granted")
 
 		res, out, err = e.run(t, nil, "env")
-		if err != nil || res.ExitCode != 0 || out.stdout.String() != "" {
-			t.Errorf("with no Env: got %+v, %v, environment %q; want none", res, err, out.stdout.String())
+		if assert.NoError(t, err, "with no Env") {
+			assert.Zero(t, res.ExitCode, "with no Env: exit code; result %+v", res)
 		}
+		assert.Empty(t, out.stdout.String(), "with no Env: environment")
 	})
 }
 
@@ -182,14 +159,11 @@ func TestRunConfigErrors(t *testing.T) {
 				events = append(events, e.Kind+" "+string(e.Decision))
 			})
 			res, err := e.hostile.Run(context.Background(), &tt.cfg)
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "skill:script: ") {
-				t.Fatalf("got %v, want an error naming the script and containing %q", err, tt.want)
-			}
-			if res != nil {
-				t.Errorf("a config error should come with a nil Result, got %+v", res)
-			}
-			if strings.HasPrefix(tt.name, "m") && !slices.Contains(events, "mount deny") {
-				t.Errorf("audit events %q: want a mount denial", events)
+			require.ErrorContains(t, err, tt.want)
+			require.True(t, strings.HasPrefix(err.Error(), "skill:script: "), "error %q does not name the script", err)
+			assert.Nil(t, res, "a config error should come with a nil Result")
+			if strings.HasPrefix(tt.name, "m") {
+				assert.Contains(t, events, "mount deny", "audit events: want a mount denial")
 			}
 		})
 	}
@@ -200,9 +174,7 @@ func TestRunConfigErrors(t *testing.T) {
 func TestRunMounts(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		skill, work := t.TempDir(), t.TempDir()
-		if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("# skill\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("# skill\n"), 0o644))
 		var mu sync.Mutex
 		var events []string
 		cfg := &RunConfig{
@@ -224,9 +196,7 @@ func TestRunMounts(t *testing.T) {
 			events = nil
 			mu.Unlock()
 			res, out, err := e.run(t, cfg, args...)
-			if err != nil {
-				t.Fatalf("%q: %v", args, err)
-			}
+			require.NoError(t, err, "%q", args)
 			if res.ExitCode != 0 {
 				return fmt.Sprintf("exit %d: ", res.ExitCode) + out.stdout.String()
 			}
@@ -234,18 +204,14 @@ func TestRunMounts(t *testing.T) {
 		}
 		check := func(got, want string) {
 			t.Helper()
-			if got != want {
-				t.Errorf("got %q, want %q", got, want)
-			}
+			assert.Equal(t, want, got)
 		}
 		wantEvents := func(want ...string) {
 			t.Helper()
 			mu.Lock()
 			defer mu.Unlock()
 			for _, w := range want {
-				if !slices.Contains(events, w) {
-					t.Errorf("audit events %q lack %q", events, w)
-				}
+				assert.Contains(t, events, w, "audit events")
 			}
 		}
 
@@ -255,8 +221,9 @@ func TestRunMounts(t *testing.T) {
 
 		check(run("write", "/workspace/out.txt", "result"), "wrote /workspace/out.txt\n")
 		wantEvents("fs.open_write /workspace/out.txt allow")
-		if b, err := os.ReadFile(filepath.Join(work, "out.txt")); err != nil || string(b) != "result" {
-			t.Errorf("host file: %q, %v", b, err)
+		b, err := os.ReadFile(filepath.Join(work, "out.txt"))
+		if assert.NoError(t, err, "host file") {
+			assert.Equal(t, "result", string(b), "host file")
 		}
 		check(run("mkdir", "/workspace/sub"), "made /workspace/sub\n")
 		check(run("ls", "/workspace"), "out.txt\nsub\n")
@@ -272,23 +239,17 @@ func TestRunDeterministic(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *testEnv) {
 		clock := func(deterministic bool) string {
 			res, out, err := e.run(t, &RunConfig{Deterministic: deterministic}, "clock")
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("got %+v, %v", res, err)
-			}
+			require.NoError(t, err)
+			require.Zero(t, res.ExitCode, "exit code; result %+v", res)
 			return out.stdout.String()
 		}
-		if a, b := clock(true), clock(true); a != b {
-			t.Errorf("deterministic runs differ: %q and %q", a, b)
-		}
-		if a, b := clock(false), clock(false); a == b {
-			t.Errorf("real clock and crypto/rand gave the same output twice: %q", a)
-		}
+		assert.Equal(t, clock(true), clock(true), "deterministic runs differ")
+		assert.NotEqual(t, clock(false), clock(false), "real clock and crypto/rand gave the same output twice")
 		// A deterministic sleep returns at once.
 		start := time.Now()
 		res, out, err := e.run(t, &RunConfig{Deterministic: true, Timeout: 20 * time.Second}, "sleep", "1h")
-		if err != nil || out.stdout.String() != "slept 1h0m0s\n" {
-			t.Fatalf("deterministic sleep: %+v, %v, %q", res, err, out.stdout.String())
-		}
+		require.NoError(t, err, "deterministic sleep: result %+v", res)
+		require.Equal(t, "slept 1h0m0s\n", out.stdout.String(), "deterministic sleep")
 		t.Logf("a deterministic sleep(1h) took %v", time.Since(start))
 	})
 }
@@ -302,15 +263,10 @@ func TestRunCancel(t *testing.T) {
 		time.AfterFunc(200*time.Millisecond, cancel)
 		start := time.Now()
 		_, err := e.hostile.Run(ctx, &RunConfig{Name: "spin", Args: []string{"loop"}, Timeout: time.Minute})
-		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
-			t.Fatalf("got %v, want context.Canceled and not ErrTimeout", err)
-		}
-		if want := "spin: stopped: context canceled"; err.Error() != want {
-			t.Errorf("error %q, want %q", err, want)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("cancellation took %v", d)
-		}
+		require.ErrorIs(t, err, context.Canceled)
+		require.NotErrorIs(t, err, ErrTimeout)
+		assert.EqualError(t, err, "spin: stopped: context canceled")
+		assert.LessOrEqual(t, time.Since(start), 10*time.Second, "cancellation took too long")
 		e.assertUsable(t)
 	})
 }
@@ -323,8 +279,6 @@ func TestAuditPath(t *testing.T) {
 		{"link", "a -> b", "/workspace/a -> /workspace/b"},
 		{"symlink", "../../etc/passwd -> l", "../../etc/passwd -> /workspace/l"},
 	} {
-		if got := auditPath("/workspace", tt.op, tt.p); got != tt.want {
-			t.Errorf("auditPath(%q, %q) = %q, want %q", tt.op, tt.p, got, tt.want)
-		}
+		assert.Equal(t, tt.want, auditPath("/workspace", tt.op, tt.p), "auditPath(%q, %q)", tt.op, tt.p)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +16,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/internal/testkit"
 )
@@ -69,14 +71,10 @@ func ownRuntime(t *testing.T, o Options) (*Runtime, *CompiledModule) {
 	ctx := context.Background()
 	o.CacheDir = filepath.Join(testDir, "cache-interpreter=false")
 	r, err := New(ctx, &o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close(ctx) })
 	m, err := r.Compile(ctx, testkit.Wasm(t, "hostile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return r, m
 }
 
@@ -101,9 +99,7 @@ func sharedEnv(tb testing.TB, interpreter bool) *testEnv {
 	if e := envs[interpreter]; e != nil {
 		return e
 	}
-	if err := envErr[interpreter]; err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, envErr[interpreter])
 	wasm := testkit.Wasm(tb, "hostile")
 	ctx := context.Background()
 	cacheDir := filepath.Join(testDir, fmt.Sprintf("cache-interpreter=%v", interpreter))
@@ -163,18 +159,16 @@ func (e *testEnv) run(t *testing.T, cfg *RunConfig, args ...string) (*Result, *o
 func (e *testEnv) assertUsable(t *testing.T) {
 	t.Helper()
 	res, out, err := e.run(t, &RunConfig{Stdin: strings.NewReader("still here\n")}, "echo", "after")
-	if err != nil || res.ExitCode != 0 || out.stdout.String() != "arg: \"after\"\nstill here\n" {
-		t.Fatalf("the runtime is not usable after the attack: exit %v, err %v, stdout %q, stderr %q",
-			res, err, out.stdout.String(), out.stderr.String())
-	}
+	const unusable = "the runtime is not usable after the attack: stderr %q"
+	require.NoError(t, err, unusable, out.stderr.String())
+	require.Zero(t, res.ExitCode, unusable, out.stderr.String())
+	require.Equal(t, "arg: \"after\"\nstill here\n", out.stdout.String(), unusable, out.stderr.String())
 	m, err := e.r.Compile(context.Background(), modExit(7))
-	if err != nil {
-		t.Fatalf("the runtime cannot compile after the attack: %v", err)
-	}
+	require.NoError(t, err, "the runtime cannot compile after the attack")
 	defer m.Close(context.Background())
-	if res, err := m.Run(context.Background(), nil); err != nil || res.ExitCode != 7 {
-		t.Fatalf("the runtime cannot run a new module after the attack: %+v, %v", res, err)
-	}
+	res, err = m.Run(context.Background(), nil)
+	require.NoError(t, err, "the runtime cannot run a new module after the attack")
+	require.EqualValues(t, 7, res.ExitCode, "the runtime cannot run a new module after the attack: exit code")
 }
 
 // compilerSupported approximates wazero's own check (the compiler exists
@@ -194,54 +188,32 @@ func TestNewDefaults(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache) // os.UserCacheDir on Linux
 	t.Setenv("HOME", cache)           // and elsewhere
 	r, err := New(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Close(ctx); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, r.Close(ctx))
+	require.NoError(t, r.Close(ctx), "second Close")
 	if goruntime.GOOS == "linux" {
-		if _, err := os.Stat(filepath.Join(cache, "skillrun", "wazero")); err != nil {
-			t.Errorf("default cache directory: %v", err)
-		}
+		_, err := os.Stat(filepath.Join(cache, "skillrun", "wazero"))
+		assert.NoError(t, err, "default cache directory")
 	}
 }
 
 func TestClosed(t *testing.T) {
 	ctx := context.Background()
 	r, err := New(ctx, &Options{NoCache: true, Interpreter: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := r.Compile(ctx, modExit(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Run(ctx, nil); err == nil || !strings.Contains(err.Error(), "closed") {
-		t.Errorf("Run after CompiledModule.Close: got %v, want an error saying it is closed", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, m.Close(ctx))
+	require.NoError(t, m.Close(ctx))
+	_, err = m.Run(ctx, nil)
+	assert.ErrorContains(t, err, "closed", "Run after CompiledModule.Close")
 	m2, err := r.Compile(ctx, modExit(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Compile(ctx, modExit(0)); !errors.Is(err, errClosed) {
-		t.Errorf("Compile after Runtime.Close: got %v, want errClosed", err)
-	}
-	if _, err := m2.Run(ctx, nil); !errors.Is(err, errClosed) {
-		t.Errorf("Run after Runtime.Close: got %v, want errClosed", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, r.Close(ctx))
+	_, err = r.Compile(ctx, modExit(0))
+	assert.ErrorIs(t, err, errClosed, "Compile after Runtime.Close")
+	_, err = m2.Run(ctx, nil)
+	assert.ErrorIs(t, err, errClosed, "Run after Runtime.Close")
 }
 
 // TestCloseDuringFileRun closes a Runtime under runs that hold files and
@@ -253,9 +225,7 @@ func TestCloseDuringFileRun(t *testing.T) {
 	ctx := context.Background()
 	r, m := ownRuntime(t, Options{})
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "f"), []byte("x"), 0o644))
 	const runs = 3
 	lines := make(chan string, runs)
 	errs := make(chan error, runs)
@@ -277,25 +247,17 @@ func TestCloseDuringFileRun(t *testing.T) {
 		}
 	}()
 	for range runs {
-		if line := <-lines; line != "opened 5" {
-			t.Fatalf("a run said %q", line)
-		}
+		require.Equal(t, "opened 5", <-lines, "what a run said")
 	}
-	if err := r.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Close(ctx))
 	// Close waited for the runs: their files are closed already.
-	if got := r.openFiles.count(); got != 0 {
-		t.Errorf("after Close the Runtime counts %d open files; want its runs ended", got)
-	}
+	assert.Zero(t, r.openFiles.count(), "after Close the Runtime counts open files; want its runs ended")
 	for range runs {
 		select {
 		case err := <-errs:
-			if err == nil || !strings.Contains(err.Error(), "runtime is closed") {
-				t.Errorf("run under Close: %v; want an error saying the runtime is closed", err)
-			}
+			assert.ErrorContains(t, err, "runtime is closed", "run under Close")
 		case <-time.After(time.Minute):
-			t.Fatal("a run did not return after Close")
+			require.FailNow(t, "a run did not return after Close")
 		}
 	}
 }
@@ -305,29 +267,21 @@ func TestCloseDuringFileRun(t *testing.T) {
 func TestCloseDuringRun(t *testing.T) {
 	ctx := context.Background()
 	r, err := New(ctx, &Options{NoCache: true, Interpreter: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := r.Compile(ctx, modLoop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
 		_, err := m.Run(ctx, &RunConfig{Name: "spin", Timeout: time.Minute})
 		done <- err
 	}()
 	time.Sleep(100 * time.Millisecond)
-	if err := r.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Close(ctx))
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "closed") {
-			t.Errorf("run under Close: got %v, want an error saying the runtime is closed", err)
-		}
+		assert.ErrorContains(t, err, "closed", "run under Close: want an error saying the runtime is closed")
 	case <-time.After(30 * time.Second):
-		t.Fatal("a run did not stop when its Runtime was closed")
+		require.FailNow(t, "a run did not stop when its Runtime was closed")
 	}
 }
 
@@ -355,33 +309,26 @@ func TestCompileErrors(t *testing.T) {
 		t.Run(eng.name, func(t *testing.T) {
 			ctx := context.Background()
 			r, err := New(ctx, &Options{NoCache: true, Interpreter: eng.interpreter})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer r.Close(ctx)
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					m, err := r.Compile(ctx, tt.wasm)
 					if err == nil {
 						m.Close(ctx)
-						t.Fatal("Compile succeeded, want an error")
 					}
+					require.Error(t, err, "Compile succeeded, want an error")
 					for _, w := range tt.want {
-						if !strings.Contains(err.Error(), w) {
-							t.Errorf("error %q does not contain %q", err, w)
-						}
+						assert.ErrorContains(t, err, w)
 					}
 				})
 			}
 			// Still usable.
 			m, err := r.Compile(ctx, valid)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer m.Close(ctx)
-			if _, err := m.Run(ctx, nil); err != nil {
-				t.Fatal(err)
-			}
+			_, err = m.Run(ctx, nil)
+			require.NoError(t, err)
 		})
 	}
 }
@@ -396,51 +343,38 @@ func TestCompilationCache(t *testing.T) {
 	ctx := context.Background()
 	e := sharedEnv(t, false) // compiled the hostile guest into e.cacheDir
 	before := cacheEntries(t, e.cacheDir)
-	if len(before) == 0 {
-		t.Fatalf("no entries in the cache directory %s after a compile", e.cacheDir)
-	}
+	require.NotEmpty(t, before, "no entries in the cache directory %s after a compile", e.cacheDir)
 	for _, p := range allFiles(t, e.cacheDir) {
 		rel, _ := filepath.Rel(e.cacheDir, p)
-		if top, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); !strings.HasPrefix(top, "wazero-") && !slices.Contains(keptFolders, top) && top != maintainedStamp {
-			t.Errorf("cache entry %s is neither under a wazero version directory nor in skillrun's %v nor the %s stamp", p, keptFolders, maintainedStamp)
-		}
+		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		ok := strings.HasPrefix(top, "wazero-") || slices.Contains(keptFolders, top) || top == maintainedStamp
+		assert.True(t, ok, "cache entry %s is neither under a wazero version directory nor in skillrun's %v nor the %s stamp", p, keptFolders, maintainedStamp)
 	}
 
 	r, err := New(ctx, &Options{CacheDir: e.cacheDir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close(ctx)
 	start := time.Now()
 	m, err := r.Compile(ctx, testkit.Wasm(t, "hostile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Logf("compile from the warm cache took %v", time.Since(start))
 	var stdout bytes.Buffer
 	res, err := m.Run(ctx, &RunConfig{Args: []string{"echo", "cached"}, Stdout: &stdout})
-	if err != nil || res.ExitCode != 0 || stdout.String() != "arg: \"cached\"\n" {
-		t.Fatalf("module from the cache: %+v, %v, %q", res, err, stdout.String())
-	}
-	if got := cacheEntries(t, e.cacheDir); len(got) != len(before) {
-		t.Errorf("compiling the same module again changed the cache: %d entries, then %d", len(before), len(got))
-	}
+	require.NoError(t, err, "module from the cache")
+	require.Zero(t, res.ExitCode, "module from the cache: exit code")
+	require.Equal(t, "arg: \"cached\"\n", stdout.String(), "module from the cache: stdout")
+	assert.Len(t, cacheEntries(t, e.cacheDir), len(before), "compiling the same module again changed the cache's entries")
 
 	// A changed module (another exit code, new in this test binary) is
 	// compiled and cached anew.
 	for i := range 2 {
 		code := 40 + cacheTestCodes.Add(1)
 		m, err := r.Compile(ctx, modExit(code))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		res, err := m.Run(ctx, nil)
-		if err != nil || res.ExitCode != code {
-			t.Fatalf("changed module: %+v, %v; want exit code %d", res, err, code)
-		}
-		if got := cacheEntries(t, e.cacheDir); len(got) != len(before)+i+1 {
-			t.Errorf("after compiling a changed module: %d entries, want %d", len(got), len(before)+i+1)
-		}
+		require.NoError(t, err, "changed module")
+		require.Equal(t, code, res.ExitCode, "changed module: exit code")
+		assert.Len(t, cacheEntries(t, e.cacheDir), len(before)+i+1, "cache entries after compiling a changed module")
 	}
 }
 
@@ -466,9 +400,7 @@ func allFiles(t *testing.T, dir string) []string {
 		}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return files
 }
 

@@ -30,9 +30,8 @@ func snapGuest(tb testing.TB, exportSP bool) []byte {
 	if exportSP {
 		args = append(args, "-Wl,--export=__stack_pointer")
 	}
-	if msg, err := exec.Command("clang", args...).CombinedOutput(); err != nil {
-		tb.Fatalf("clang %v: %v\n%s", args, err, msg)
-	}
+	msg, err := exec.Command("clang", args...).CombinedOutput()
+	require.NoError(tb, err, "clang %v:\n%s", args, msg)
 	wasm, err := os.ReadFile(out)
 	require.NoError(tb, err)
 	return wasm
@@ -132,6 +131,9 @@ func TestSnapshotConcurrentRuns(t *testing.T) {
 // TestSnapshotLimits: a snapshot's runs keep every limit: a memory limit
 // below the snapshot's size, and the timeout of a busy entry.
 func TestSnapshotLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out a busy entry's timeout (1.2 s); the full suite runs it")
+	}
 	f := newSnapFixture(t, sharedEnv(t, false))
 	s := f.snapshot(t)
 	var out bytes.Buffer
@@ -273,11 +275,9 @@ func FuzzReadSnapshot(f *testing.F) {
 			return
 		}
 		var again bytes.Buffer
-		if _, err := got.WriteTo(&again); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.ReadSnapshot(&again); err != nil {
-			t.Fatalf("a snapshot read back does not read again: %v", err)
-		}
+		_, err = got.WriteTo(&again)
+		require.NoError(t, err)
+		_, err = m.ReadSnapshot(&again)
+		require.NoError(t, err, "a snapshot read back does not read again")
 	})
 }

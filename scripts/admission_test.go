@@ -36,6 +36,9 @@ func admissionRunner(t *testing.T, o Options) *Runner {
 // fails with ErrBusy and an error naming the flag and the use, audited
 // as the run's denial; once the first has ended, the next run starts.
 func TestRunAdmissionWaitBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out the admission wait bound (4 s); the full suite runs it")
+	}
 	r := admissionRunner(t, Options{MaxRuns: 1, MaxRunWait: 500 * time.Millisecond})
 	ws := t.TempDir()
 	shell := func(ctx context.Context, command string, log *testkit.AuditLog) (*sandbox.Result, string, error) {

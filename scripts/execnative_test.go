@@ -23,6 +23,9 @@ import (
 // way the command names it; every other command, and every trick to make
 // other code run natively through it, stays in WebAssembly.
 func TestNativeFromShell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: starts many confined native processes from the shell (6 s); the full suite runs it")
+	}
 	if raceEnabled {
 		// Its Wasm runs (the shell, Python) measure the guests, which
 		// the race detector does not instrument; the native tier's own

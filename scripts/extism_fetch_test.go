@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
@@ -21,6 +24,9 @@ import (
 // loopback server answers when its address is granted, and is denied (with
 // the flag named) when it is not.
 func TestCallPluginSkillrunFetch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds the Extism plugin and fetches from a loopback server (2 s); the full suite runs it")
+	}
 	wasm, r, srv, addr := pongPlugin(t)
 
 	call := func(granted capabilities.Set) string {
@@ -30,32 +36,25 @@ func TestCallPluginSkillrunFetch(t *testing.T) {
 		out, _, err := r.Sandbox().CallPlugin(context.Background(), wasm, &sandbox.PluginCall{
 			Name: "ext:fetch", Export: "skfetch", Input: []byte(`{"url":"` + srv.URL + `/ping"}`), Host: env,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return string(out)
 	}
 
 	p, err := capabilities.ParseHostPattern(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := call(capabilities.Set{Net: []capabilities.HostPattern{p}})
-	if !strings.Contains(out, `"ok":true`) || !strings.Contains(out, base64.StdEncoding.EncodeToString([]byte("pong"))) {
-		t.Errorf("granted: %s", out)
-	}
+	assert.Contains(t, out, `"ok":true`, "granted")
+	assert.Contains(t, out, base64.StdEncoding.EncodeToString([]byte("pong")), "granted")
 
 	out = call(capabilities.Set{})
-	if !strings.Contains(out, `"code":"denied"`) || !strings.Contains(out, "--allow-net="+addr) {
-		t.Errorf("not granted: %s", out)
-	}
+	assert.Contains(t, out, `"code":"denied"`, "not granted")
+	assert.Contains(t, out, "--allow-net="+addr, "not granted")
 
 	// A wildcard never reaches loopback, even through skillrun's fetcher.
 	wildcard, _ := capabilities.ParseHostPattern("*")
 	out = call(capabilities.Set{Net: []capabilities.HostPattern{wildcard}})
-	if !strings.Contains(out, `"code":"denied"`) || !strings.Contains(out, "loopback") {
-		t.Errorf("wildcard: %s", out)
-	}
+	assert.Contains(t, out, `"code":"denied"`, "wildcard")
+	assert.Contains(t, out, "loopback", "wildcard")
 }
 
 // TestPluginNetGrantNotExtism: a plugin script granted the server's
@@ -74,28 +73,23 @@ func TestPluginNetGrantNotExtism(t *testing.T) {
 		Stdout:   &out,
 		Granted:  grantAll(t, s, "fetch"),
 	})
-	if strings.Contains(out.String(), "pong") {
-		t.Fatal("Extism's http_request reached the server")
-	}
-	if denied, ok := errors.AsType[*capabilities.DeniedError](err); !ok || denied.Kind != "net" || denied.Value != addr {
-		t.Fatalf("got %v, want a net denial of %s", err, addr)
-	}
+	require.NotContains(t, out.String(), "pong", "Extism's http_request reached the server")
+	denied, ok := errors.AsType[*capabilities.DeniedError](err)
+	require.True(t, ok, "got %v, want a net denial of %s", err, addr)
+	require.Equal(t, "net", denied.Kind, "the denial's kind")
+	require.Equal(t, addr, denied.Value, "the denial's value")
 	found := false
 	for _, e := range events {
 		found = found || e.Kind == "net" && e.Value == addr && e.Decision == audit.Deny && e.Skill == "ext" && e.Script == "fetch"
 	}
-	if !found {
-		t.Errorf("no audited net denial of %s by ext:fetch in %+v", addr, events)
-	}
+	assert.True(t, found, "no audited net denial of %s by ext:fetch in %+v", addr, events)
 }
 
 // grantAll is what -A grants script of s.
 func grantAll(t *testing.T, s *skills.Skill, script string) capabilities.Set {
 	t.Helper()
 	res, err := Resolve(s, script, &capabilities.Resolver{All: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res.Granted
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/sandbox"
@@ -49,9 +51,7 @@ func sharedRunner(tb testing.TB) *Runner {
 	shared.once.Do(func() {
 		shared.r, shared.err = New(context.Background(), &Options{Sandbox: &sandbox.Options{CacheDir: filepath.Join(testDir, "cache")}})
 	})
-	if shared.err != nil {
-		tb.Fatal(shared.err)
-	}
+	require.NoError(tb, shared.err)
 	return shared.r
 }
 
@@ -61,9 +61,7 @@ func newRunner(tb testing.TB) *Runner {
 	tb.Helper()
 	ctx := context.Background()
 	r, err := New(ctx, &Options{Sandbox: &sandbox.Options{CacheDir: filepath.Join(testDir, "cache")}})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = r.Close(ctx) })
 	return r
 }
@@ -76,8 +74,6 @@ func extPlugin(tb testing.TB) []byte {
 	path := testkit.Build(tb, "ext-plugin.wasm", "extplugin", ".", true, []string{"-buildmode=c-shared"},
 		func(msg []byte) bool { return bytes.Contains(msg, []byte("go-pdk")) })
 	wasm, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return wasm
 }

@@ -3,11 +3,13 @@ package scripts
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/testkit"
@@ -25,9 +27,7 @@ import (
 func runProbe(t *testing.T, s *skills.Skill, sr *ScriptRun, args ...string) (string, *sandbox.Result, error) {
 	t.Helper()
 	_, declared, err := declaredOf(s, "probe")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out bytes.Buffer
 	sr.Args, sr.Stdout, sr.Stderr, sr.Granted = args, &out, &out, grant(t, declared)
 	res, err := sharedRunner(t).RunScript(context.Background(), s, "probe", sr)
@@ -40,56 +40,43 @@ func runProbe(t *testing.T, s *skills.Skill, sr *ScriptRun, args ...string) (str
 // target (finding 1). The links are made after loading, as a skill folder
 // can change between validation and the run.
 func TestAttackSubPathGrantSymlinkOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: two runs against links swapped in after loading (2 s); the full suite runs it")
+	}
 	t.Run("skill references -> /", func(t *testing.T) {
 		s := probeSkill(t, `read = ["skill/references"]`)
 		skillDir := filepath.Dir(s.Location)
-		if err := os.Symlink("/", filepath.Join(skillDir, "references")); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink("/", filepath.Join(skillDir, "references")))
 		out, _, err := runProbe(t, s, &ScriptRun{}, "ls", "/skill/references")
-		if !errors.Is(err, ErrNotRunnable) || !strings.Contains(err.Error(), "not a symlink leading out of it") {
-			t.Errorf("err = %v; want ErrNotRunnable naming the symlink", err)
-		}
-		if strings.Contains(out, "etc") || strings.Contains(out, "proc") {
-			t.Errorf("the script listed the host's root: %q", out)
-		}
+		assert.ErrorIs(t, err, ErrNotRunnable)
+		assert.ErrorContains(t, err, "not a symlink leading out of it", "want the symlink named")
+		assert.NotContains(t, out, "etc", "the script listed the host's root")
+		assert.NotContains(t, out, "proc", "the script listed the host's root")
 	})
 	t.Run("workspace out -> elsewhere", func(t *testing.T) {
 		s := probeSkill(t, `write = ["workspace/out"]`)
 		base := t.TempDir()
 		ws, elsewhere := filepath.Join(base, "ws"), filepath.Join(base, "elsewhere")
 		for _, d := range []string{ws, elsewhere} {
-			if err := os.Mkdir(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Mkdir(d, 0o755))
 		}
-		if err := os.Symlink(elsewhere, filepath.Join(ws, "out")); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(elsewhere, filepath.Join(ws, "out")))
 		_, _, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}}, "write", "/workspace/out/pwned.txt", "x")
-		if !errors.Is(err, ErrNotRunnable) {
-			t.Errorf("err = %v; want ErrNotRunnable", err)
-		}
-		if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
-			t.Errorf("the script wrote outside the workspace: %v", entries)
-		}
+		assert.ErrorIs(t, err, ErrNotRunnable)
+		entries, _ := os.ReadDir(elsewhere)
+		assert.Empty(t, entries, "the script wrote outside the workspace")
 	})
 	t.Run("links inside still work", func(t *testing.T) {
 		s := probeSkill(t, `read = ["skill/references"]`)
 		skillDir := filepath.Dir(s.Location)
-		if err := os.MkdirAll(filepath.Join(skillDir, "docs"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(skillDir, "docs", "a.md"), []byte("inside"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink("docs", filepath.Join(skillDir, "references")); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Join(skillDir, "docs"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(skillDir, "docs", "a.md"), []byte("inside"), 0o644))
+		require.NoError(t, os.Symlink("docs", filepath.Join(skillDir, "references")))
 		out, res, err := runProbe(t, s, &ScriptRun{}, "read", "/skill/references/a.md")
-		if err != nil || res.ExitCode != 0 || out != "inside" {
-			t.Errorf("reading through a link inside the skill: %q, %v, %v", out, res, err)
+		if assert.NoError(t, err, "reading through a link inside the skill") {
+			assert.Zero(t, res.ExitCode, "reading through a link inside the skill: exit code")
 		}
+		assert.Equal(t, "inside", out, "reading through a link inside the skill")
 	})
 }
 
@@ -100,15 +87,9 @@ func protectedFixture(t *testing.T) (ws, skillB string) {
 	t.Helper()
 	ws = t.TempDir()
 	skillB = filepath.Join(ws, ".agents", "skills", "b")
-	if err := os.MkdirAll(filepath.Join(skillB, "scripts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(skillB, "scripts", "b.wasm"), []byte("original module"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(".agents/skills/b/scripts", filepath.Join(ws, "alias")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(skillB, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(skillB, "scripts", "b.wasm"), []byte("original module"), 0o644))
+	require.NoError(t, os.Symlink(".agents/skills/b/scripts", filepath.Join(ws, "alias")))
 	return ws, skillB
 }
 
@@ -131,20 +112,17 @@ func TestAttackProtectedSkillFolder(t *testing.T) {
 		{"rename", "/workspace/alias/b.wasm", "/workspace/stolen.wasm"},
 	} {
 		out, res, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws, Auditor: audit.Auditor()}, Protected: []string{skillB}}, args...)
-		if err != nil {
-			t.Fatalf("%q: %v", args, err)
-		}
-		if res.ExitCode != 1 || !strings.Contains(strings.ToLower(out), "read-only file system") {
-			t.Errorf("%q: exit %d, %q; want EROFS", args, res.ExitCode, out)
-		}
+		require.NoError(t, err, "%q", args)
+		assert.EqualValues(t, 1, res.ExitCode, "%q: exit code; want EROFS", args)
+		assert.Contains(t, strings.ToLower(out), "read-only file system", "%q: want EROFS", args)
 	}
-	if got, err := os.ReadFile(filepath.Join(skillB, "scripts", "b.wasm")); err != nil || string(got) != "original module" {
-		t.Errorf("skill b's module is now %q, %v", got, err)
+	got, err := os.ReadFile(filepath.Join(skillB, "scripts", "b.wasm"))
+	if assert.NoError(t, err, "skill b's module") {
+		assert.Equal(t, "original module", string(got), "skill b's module")
 	}
 	for _, p := range []string{"scripts/new.wasm", "more"} {
-		if _, err := os.Lstat(filepath.Join(skillB, p)); err == nil {
-			t.Errorf("%s was created in skill b", p)
-		}
+		_, err := os.Lstat(filepath.Join(skillB, p))
+		assert.Error(t, err, "%s was created in skill b", p)
 	}
 	audit.Has(t, "deny fs.open_write /workspace/alias/b.wasm", "protected folder "+skillB)
 	audit.Has(t, "deny fs.rename /workspace/.agents -> /workspace/moved", "protected folder")
@@ -152,8 +130,8 @@ func TestAttackProtectedSkillFolder(t *testing.T) {
 	// The rest of the workspace is writable, next to the skills too.
 	out, res, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}, Protected: []string{skillB}},
 		"write", "/workspace/.agents/notes.txt", "fine")
-	if err != nil || res.ExitCode != 0 {
-		t.Errorf("writing next to the skills: %q, %v, %v", out, res, err)
+	if assert.NoError(t, err, "writing next to the skills: %q", out) {
+		assert.Zero(t, res.ExitCode, "writing next to the skills: exit code; output %q", out)
 	}
 }
 
@@ -165,14 +143,12 @@ func TestAttackProtectedOwnFolder(t *testing.T) {
 	ws := filepath.Dir(filepath.Dir(s.Location)) // the folder holding the skill
 	module := filepath.Join(filepath.Dir(s.Location), "scripts", "probe.wasm")
 	before, err := os.ReadFile(module)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out, res, err := runProbe(t, s, &ScriptRun{Services: host.Services{Workspace: ws}}, "write", "/workspace/probe/scripts/probe.wasm", "evil")
-	if err != nil || res.ExitCode != 1 || !strings.Contains(strings.ToLower(out), "read-only file system") {
-		t.Errorf("overwriting its own module: %q, %v, %v; want EROFS", out, res, err)
+	if assert.NoError(t, err, "overwriting its own module") {
+		assert.EqualValues(t, 1, res.ExitCode, "overwriting its own module: exit code; want EROFS")
 	}
-	if after, _ := os.ReadFile(module); !bytes.Equal(before, after) {
-		t.Error("the skill's module changed")
-	}
+	assert.Contains(t, strings.ToLower(out), "read-only file system", "overwriting its own module: want EROFS")
+	after, _ := os.ReadFile(module)
+	assert.True(t, bytes.Equal(before, after), "the skill's module changed")
 }

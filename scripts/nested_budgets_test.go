@@ -51,6 +51,9 @@ func tmpBytes(t *testing.T, stdout string) int64 {
 // the same folder (140 MiB were left there); now they all write against
 // the one quota, and see what their caller and siblings wrote.
 func TestAttackNestedTmpQuota(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: nested runs write some 140 MiB to /tmp (1.5 s); the full suite runs it")
+	}
 	skipUnderRace(t)
 	src := `import os, subprocess, sys
 MiB = 1 << 20
@@ -142,6 +145,9 @@ except OSError as e:
 // write against one quota. Each command used to get a new 64 MiB quota,
 // and captured output none at all.
 func TestAttackNestedShellTmpQuota(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: four node runs write 30 MiB each to /tmp (4 s); the full suite runs it")
+	}
 	skipUnderRace(t)
 	interpreters(t, interp.JS)
 	g := shellGrant
@@ -191,6 +197,9 @@ func TestAttackNestedShellOutputBudget(t *testing.T) {
 // theirs; now the level that does not fit fails with exit 125 and a
 // message naming the limit.
 func TestAttackNestedShellMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: node runs nested to the limit, 40 MiB each (6 s); the full suite runs it")
+	}
 	skipUnderRace(t)
 	interpreters(t, interp.JS)
 	g := shellGrant

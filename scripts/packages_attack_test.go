@@ -78,6 +78,9 @@ Image.open("bomb.png")
 // decodes the bomb gets a MemoryError from the run's memory limit (or
 // the run ends, exit 125), never the host's memory.
 func TestAttackPillowLimitOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: decodes a decompression bomb up to the memory limit (2 s); the full suite runs it")
+	}
 	code, stdout, stderr, err := attackRunErr(t, pngHeader+`
 open("bomb.png", "wb").write(png(40000, 40000))
 from PIL import Image
@@ -97,6 +100,9 @@ print("decoded")
 // TestAttackPillowTextBomb: a PNG text chunk that inflates far
 // (8 MiB here) stops at Pillow's 1 MiB text-chunk limit.
 func TestAttackPillowTextBomb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: inflates an 8 MiB PNG text chunk (1 s); the full suite runs it")
+	}
 	code, _, stderr := attackRun(t, pngHeader+`
 text = b"Comment\0\0" + zlib.compress(b"A" * (8 << 20), 9)
 open("text.png", "wb").write(png(8, 8, chunk(b"zTXt", text)))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/interp"
 )
@@ -40,9 +42,7 @@ print("rows", len(rows), str(xslt(doc)).strip().splitlines()[-1], len(out) > 0)
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			native := nativeFor(b, interp.Python)
-			if err := exec.Command(native, "-c", "import PIL.Image, lxml.etree").Run(); err != nil {
-				b.Fatalf("the baseline needs Debian's python3-pil and python3-lxml: %v", err)
-			}
+			require.NoError(b, exec.Command(native, "-c", "import PIL.Image, lxml.etree").Run(), "the baseline needs Debian's python3-pil and python3-lxml")
 			ws := b.TempDir()
 			prep := exec.Command(native, "-c", `from PIL import Image, ImageDraw
 im = Image.new("RGB", (2400, 1600), "white")
@@ -58,9 +58,8 @@ with open("big.xml", "w") as f:
     f.write("</rows>")
 `)
 			prep.Dir = ws
-			if out, err := prep.CombinedOutput(); err != nil {
-				b.Fatalf("inputs: %v: %s", err, out)
-			}
+			out, err := prep.CombinedOutput()
+			require.NoError(b, err, "inputs: %s", out)
 			s := benchSkillCaps(b, "read = [\"workspace\"]\nwrite = [\"workspace\"]\nmemory = \"512MiB\"", "scripts/x.py", c.src)
 			script := filepath.Join(filepath.Dir(s.Location), "scripts", "x.py")
 			benchSource(b, sourceRunner(b), s, "main", interp.Python,

@@ -119,6 +119,9 @@ func unexplained(t *testing.T, wasm, native map[string]string, extra ...explaine
 
 // TestLxmlSuite: lxml 4.9.2's test modules, 1,000 and more tests.
 func TestLxmlSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs lxml's own test suite (35 s); the full suite runs it")
+	}
 	skipUnderRace(t)
 	nativePackages(t, "lxml.etree")
 	modules := []string{"test_etree", "test_elementtree", "test_xpathevaluator", "test_xslt", "test_objectify",
@@ -146,6 +149,9 @@ var pillowFast = []string{
 
 // TestPillowSuite: Pillow 9.4.0's Tests under pytest.
 func TestPillowSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs Pillow's own test suite (35 s); the full suite runs it")
+	}
 	skipUnderRace(t)
 	nativePackages(t, "PIL.Image", "pytest")
 	targets := pillowFast

@@ -12,6 +12,9 @@ import (
 // one, not a load from the cache) is announced, then its time; a fast
 // one says nothing; no Progress, nothing at all.
 func TestSlowCompileProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: times a real compile of over 3 s; the full suite runs it")
+	}
 	var b bytes.Buffer
 	r := &Runner{progress: &b}
 	r.slowCompile("python.wasm", 11_241_800)()

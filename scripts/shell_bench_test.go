@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/interp"
 )
@@ -37,9 +39,7 @@ func benchShell(b *testing.B, files map[string]string, command, want string) {
 	find := interpreters(b, interp.Shell)
 	ws := b.TempDir()
 	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644))
 	}
 	ctx := context.Background()
 	run := func() {
@@ -48,9 +48,9 @@ func benchShell(b *testing.B, files map[string]string, command, want string) {
 			Services: host.Services{Workspace: ws}, Args: []string{"-c", command},
 			Stdout: &out, Stderr: &errOut, Granted: ShellDeclares(), Interpreters: find,
 		}})
-		if err != nil || res.ExitCode != 0 || !strings.Contains(out.String(), want) {
-			b.Fatalf("shell: %+v, %v, stdout %q, stderr %q", res, err, out.String(), errOut.String())
-		}
+		require.NoError(b, err, "shell: stderr %q", errOut.String())
+		require.Zero(b, res.ExitCode, "shell: exit code; stderr %q", errOut.String())
+		require.Contains(b, out.String(), want, "shell: stdout")
 	}
 	run() // compile outside the timing
 	var shellTime, bashTime time.Duration
@@ -66,9 +66,8 @@ func benchShell(b *testing.B, files map[string]string, command, want string) {
 		start = time.Now()
 		out, err := cmd.Output()
 		bashTime += time.Since(start)
-		if err != nil || !strings.Contains(string(out), want) {
-			b.Fatalf("bash: %q, %v", out, err)
-		}
+		require.NoError(b, err, "bash")
+		require.Contains(b, string(out), want, "bash")
 		runs++
 		b.StartTimer()
 	}

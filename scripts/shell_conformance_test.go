@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/capabilities"
@@ -304,9 +305,7 @@ func TestShellConformance(t *testing.T) {
 	if out := os.Getenv("SHELL_CONFORMANCE_TSV"); out != "" {
 		require.NoError(t, os.WriteFile(out, []byte(tsv.String()), 0o644))
 	}
-	if rate < conformanceFloor {
-		t.Errorf("conformance %.1f%% is under the floor %.0f%%", 100*rate, 100*conformanceFloor)
-	}
+	assert.GreaterOrEqual(t, rate, conformanceFloor, "conformance %.1f%% is under the floor %.0f%%", 100*rate, 100*conformanceFloor)
 }
 
 // runSpecCase runs one case as Oils does, in -c mode: the working

@@ -251,7 +251,7 @@ func fetchTitleModule(t *testing.T) []byte {
 		if _, err := exec.LookPath("go"); err != nil && os.Getenv("REQUIRE_TOOLCHAINS") == "" {
 			t.Skip(fetchTitleErr)
 		}
-		t.Fatal(fetchTitleErr)
+		require.NoError(t, fetchTitleErr)
 	}
 	return fetchTitleWasm
 }
@@ -259,6 +259,9 @@ func fetchTitleModule(t *testing.T) []byte {
 // TestRunScriptFetch: with no Fetch given, http_fetch reaches a loopback
 // server only when the grant names its address and port.
 func TestRunScriptFetch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs against a loopback server, granted and not (1.4 s); the full suite runs it")
+	}
 	r := sharedRunner(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, "<html><head><title>Hello  &amp; welcome</title></head></html>")

@@ -98,6 +98,9 @@ func runStartProbe(t *testing.T, r *Runner, s *skills.Skill, args ...string) (so
 // sys.path, __main__, stdin, clock, stdio, an uncaught exception's
 // traceback, sys.exit's code, atexit.
 func TestPythonSnapshotLikeFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs each probe from the snapshot and fresh (1.4 s); the full suite runs it")
+	}
 	t.Setenv("PROBE_VAR", "probe value")
 	t.Setenv("PROBE_NOW", fmt.Sprint(time.Now().Unix()))
 	s := startProbeSkill(t)
@@ -172,6 +175,9 @@ func TestPythonSnapshotFallback(t *testing.T) {
 // cache, the next Runner (the next process) starts from that file, and a
 // damaged file is made again.
 func TestPythonSnapshotDiskCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: makes the Python snapshot three times (6 s); the full suite runs it")
+	}
 	s := sourceSkill(t, "", "scripts/hi.py", map[string]string{"scripts/hi.py": "print('hi')\n"})
 	cache := t.TempDir()
 	run := func() sourceRun {

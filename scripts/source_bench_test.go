@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
@@ -82,21 +83,17 @@ func benchSource(b *testing.B, r *Runner, s *skills.Skill, script, lang string, 
 	find := interpreters(b, lang)
 	ctx := context.Background()
 	_, declared, err := declaredOf(s, script)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	granted, err := capabilitiesGrantAll(declared)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	run := func() {
 		sr := mkRun()
 		var out, errOut bytes.Buffer
 		sr.Stdout, sr.Stderr, sr.Granted, sr.Interpreters = &out, &errOut, granted, find
 		res, err := r.RunScript(ctx, s, script, sr)
-		if err != nil || res.ExitCode != 0 || !strings.Contains(out.String(), want) {
-			b.Fatalf("%s: %+v, %v, stdout %q, stderr %q", script, res, err, out.String(), errOut.String())
-		}
+		require.NoError(b, err, "%s: stderr %q", script, errOut.String())
+		require.Zero(b, res.ExitCode, "%s: exit code; stderr %q", script, errOut.String())
+		require.Contains(b, out.String(), want, "%s: stdout", script)
 	}
 	run() // compile (or load from the disk cache) outside the timing
 	var wasmTime, nativeTime time.Duration
@@ -110,9 +107,8 @@ func benchSource(b *testing.B, r *Runner, s *skills.Skill, script, lang string, 
 		start = time.Now()
 		out, err := cmd.Output()
 		nativeTime += time.Since(start)
-		if err != nil || !strings.Contains(string(out), want) {
-			b.Fatalf("native %s: %q, %v", cmd, out, err)
-		}
+		require.NoError(b, err, "native %s", cmd)
+		require.Contains(b, string(out), want, "native %s", cmd)
 		runs++
 		b.StartTimer()
 	}
@@ -181,13 +177,9 @@ func BenchmarkSourceWorkload(b *testing.B) {
 		b.Run(c.lang, func(b *testing.B) {
 			native := nativeFor(b, c.lang)
 			s, err := skills.LoadDir(filepath.Join("..", "examples", c.skill), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			ws := b.TempDir()
-			if err := os.CopyFS(ws, os.DirFS(filepath.Join("..", "examples", "workspace"))); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, os.CopyFS(ws, os.DirFS(filepath.Join("..", "examples", "workspace"))))
 			skillDir := filepath.Dir(s.Location)
 			eachStart(b, c.lang, func(b *testing.B, r *Runner) {
 				benchSource(b, r, s, "report", c.lang,
@@ -208,23 +200,16 @@ func BenchmarkInterpreterCompile(b *testing.B) {
 	for _, lang := range []string{interp.Python, interp.JS} {
 		b.Run(lang, func(b *testing.B) {
 			in, err := interpreters(b, lang)(context.Background(), lang)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			wasm, err := os.ReadFile(in.Module)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			ctx := context.Background()
 			compile := func(dir string) time.Duration {
 				start := time.Now()
 				r, err := sandbox.New(ctx, &sandbox.Options{CacheDir: dir})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := r.Compile(ctx, wasm); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
+				_, err = r.Compile(ctx, wasm)
+				require.NoError(b, err)
 				d := time.Since(start)
 				_ = r.Close(ctx)
 				return d
@@ -258,17 +243,11 @@ func benchSkillCaps(b *testing.B, caps, file, src string) *skills.Skill {
 		file:         src + "\n",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(b, os.WriteFile(p, []byte(body), 0o644))
 	}
 	s, err := skills.LoadDir(dir, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	return s
 }
 

@@ -55,14 +55,10 @@ func interpreters(t testing.TB, language string) InterpreterFunc {
 				_, jsErr = interp.Ensure(context.Background(), dir, interp.JSTS, nil)
 			}
 		})
-		if jsErr != nil {
-			t.Fatal(jsErr)
-		}
+		require.NoError(t, jsErr)
 	case interp.Shell:
 		shOnce.Do(func() { _, shErr = interp.Ensure(context.Background(), dir, interp.Shell, nil) })
-		if shErr != nil {
-			t.Fatal(shErr)
-		}
+		require.NoError(t, shErr)
 	case interp.Python:
 		if _, err := interp.Find(dir, interp.Python); err != nil {
 			if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
@@ -189,6 +185,9 @@ func TestSourcePythonConfigJSON(t *testing.T) {
 // TestSourceSandboxRefusals: what the sandbox cannot give fails loudly,
 // naming the import or call, never silently.
 func TestSourceSandboxRefusals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: one Python and JS run per refusal (1.7 s); the full suite runs it")
+	}
 	cases := []struct {
 		name, lang, file, src string
 		want                  []string

@@ -63,6 +63,9 @@ subprocess.run(["echo", "inherited"])
 // python3.11 with the host's programs) and sandboxed, where every program
 // is another run in the sandbox: the output is the same.
 func TestPythonSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every program is another sandboxed run, compared with native python3 (2 s); the full suite runs it")
+	}
 	interpreters(t, interp.Shell)
 	r, ws, nativeOut := sandboxedAndNative(t, interp.Python, "scripts/x.py", subprocessScript)
 	assert.Equal(t, nativeOut, r.stdout)
@@ -202,6 +205,9 @@ console.log("end");
 // TestNodeChildProcess runs childProcessScript under node and sandboxed:
 // the output is the same.
 func TestNodeChildProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every program is another sandboxed run, compared with native node (2 s); the full suite runs it")
+	}
 	interpreters(t, interp.Shell)
 	interpreters(t, interp.JS)
 	r, _, nativeOut := sandboxedAndNative(t, interp.JS, "scripts/x.js", childProcessScript)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,10 +21,10 @@ func TestPromptEmpty(t *testing.T) {
 // prints for two skills, one with every character html.escape rewrites.
 func TestPromptMatchesReference(t *testing.T) {
 	base := t.TempDir()
-	a := writeTree(t, filepath.Join(base, "pdf"), map[string]string{
+	a := testkit.WriteTree(t, filepath.Join(base, "pdf"), map[string]string{
 		"SKILL.md": "---\nname: pdf\ndescription: \"Read & fill <PDF> forms; say \\\"hi\\\" to Bob's files.\"\n---\nbody\n",
 	})
-	b := writeTree(t, filepath.Join(base, "csv"), map[string]string{
+	b := testkit.WriteTree(t, filepath.Join(base, "csv"), map[string]string{
 		"SKILL.md": "---\nname: csv\ndescription: |\n  Two\n  lines\n---\n",
 	})
 	var list []*Skill

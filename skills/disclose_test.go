@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,8 +16,8 @@ import (
 func loadedSkill(t *testing.T) (*Skill, string) {
 	t.Helper()
 	base := t.TempDir()
-	writeTree(t, base, map[string]string{"secret.txt": "host secret"})
-	dir := writeTree(t, filepath.Join(base, "pdf"), map[string]string{
+	testkit.WriteTree(t, base, map[string]string{"secret.txt": "host secret"})
+	dir := testkit.WriteTree(t, filepath.Join(base, "pdf"), map[string]string{
 		"SKILL.md":            skillMD("pdf", "Read PDFs."),
 		"references/forms.md": "# Forms\n",
 		"assets/logo.svg":     "<svg/>",

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,15 +20,15 @@ func names(ss []*Skill) []string {
 
 func TestDiscoverPrecedence(t *testing.T) {
 	base := t.TempDir()
-	project := writeTree(t, filepath.Join(base, "project", ".agents", "skills"), map[string]string{
+	project := testkit.WriteTree(t, filepath.Join(base, "project", ".agents", "skills"), map[string]string{
 		"pdf/SKILL.md": skillMD("pdf", "project pdf"),
 		"csv/SKILL.md": skillMD("csv", "project csv"),
 	})
-	user := writeTree(t, filepath.Join(base, "home", ".agents", "skills"), map[string]string{
+	user := testkit.WriteTree(t, filepath.Join(base, "home", ".agents", "skills"), map[string]string{
 		"pdf/SKILL.md":  skillMD("pdf", "user pdf"),
 		"docx/SKILL.md": skillMD("docx", "user docx"),
 	})
-	explicit := writeTree(t, filepath.Join(base, "mine", "csv"), map[string]string{"SKILL.md": skillMD("csv", "explicit csv")})
+	explicit := testkit.WriteTree(t, filepath.Join(base, "mine", "csv"), map[string]string{"SKILL.md": skillMD("csv", "explicit csv")})
 
 	// Given lowest first, the higher origin still wins.
 	d := Discover([]Root{{user, OriginUser}, {project, OriginProject}, {explicit, OriginPath}}, nil)
@@ -62,7 +63,7 @@ func resolved(t *testing.T, p string) string {
 }
 
 func TestDiscoverLayout(t *testing.T) {
-	root := writeTree(t, t.TempDir(), map[string]string{
+	root := testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"a/SKILL.md":              skillMD("a", "d"),
 		"group/b/SKILL.md":        skillMD("b", "d"),
 		"a/nested/SKILL.md":       skillMD("nested", "not found: inside a skill"),
@@ -101,7 +102,7 @@ func TestDefaultRoots(t *testing.T) {
 }
 
 func TestFindSkills(t *testing.T) {
-	root := writeTree(t, t.TempDir(), map[string]string{"a/SKILL.md": skillMD("a", "d")})
+	root := testkit.WriteTree(t, t.TempDir(), map[string]string{"a/SKILL.md": skillMD("a", "d")})
 	f := FindSkills(root)
 	require.NoError(t, f.Err)
 	assert.Equal(t, []string{filepath.Join(root, "a")}, f.Paths)

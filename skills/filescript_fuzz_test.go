@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzFileScript: whatever path and first bytes a skill's file has, the
@@ -26,20 +28,12 @@ func FuzzFileScript(f *testing.F) {
 		f.Add(seed.name, []byte(seed.head))
 	}
 	dir := filepath.Join(f.TempDir(), "pub")
-	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
-		f.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: pub\ndescription: d\n---\n"), 0o644); err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, os.MkdirAll(filepath.Join(dir, "scripts"), 0o755))
+	require.NoError(f, os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: pub\ndescription: d\n---\n"), 0o644))
 	f.Fuzz(func(t *testing.T, name string, head []byte) {
-		if err := os.WriteFile(filepath.Join(dir, "scripts", "f"), head, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "scripts", "f"), head, 0o644))
 		s, err := LoadDir(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sc, err := s.FileScript(name)
 		if err != nil {
 			return

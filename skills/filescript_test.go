@@ -1,15 +1,18 @@
 package skills
 
 import (
-	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillrun/skillrun/internal/testkit"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFileScript(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "pub"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pub"), map[string]string{
 		"SKILL.md":          "---\nname: pub\ndescription: d\n---\nRun scripts/x.py.\n",
 		"scripts/x.py":      "print(1)\n",
 		"scripts/x.mjs":     "console.log(1)\n",
@@ -26,9 +29,7 @@ func TestFileScript(t *testing.T) {
 		"scripts/dir.py/.k": "",
 	})
 	s, err := LoadDir(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for file, want := range map[string]string{
 		"scripts/x.py": LangPython, "./scripts/x.py": LangPython, "scripts/x.mjs": LangJS,
 		"scripts/x.ts": LangTypeScript, "scripts/x.SH": LangShell,
@@ -36,13 +37,13 @@ func TestFileScript(t *testing.T) {
 		"scripts/bash": LangShell, "scripts/envvar": LangPython,
 	} {
 		sc, err := s.FileScript(file)
-		if err != nil {
-			t.Errorf("FileScript(%q): %v", file, err)
+		if !assert.NoError(t, err, "FileScript(%q)", file) {
 			continue
 		}
-		if sc.Language != want || sc.Kind != KindSource || sc.Source != strings.TrimPrefix(file, "./") || sc.Name != sc.Source {
-			t.Errorf("FileScript(%q) = %+v; want a source script in %s", file, sc, want)
-		}
+		assert.Equal(t, want, sc.Language, "FileScript(%q): language", file)
+		assert.Equal(t, KindSource, sc.Kind, "FileScript(%q): want a source script", file)
+		assert.Equal(t, strings.TrimPrefix(file, "./"), sc.Source, "FileScript(%q): source", file)
+		assert.Equal(t, sc.Source, sc.Name, "FileScript(%q): name", file)
 	}
 	for file, want := range map[string]string{
 		"scripts/ruby":        `its #! line "/usr/bin/env ruby" names no interpreter skillrun has`,
@@ -55,57 +56,50 @@ func TestFileScript(t *testing.T) {
 		"":                    "invalid argument",
 	} {
 		_, err := s.FileScript(file)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("FileScript(%q) = %v; want an error containing %q", file, err, want)
-		}
+		assert.ErrorContains(t, err, want, "FileScript(%q)", file)
 	}
-	if _, err := s.FileScript("scripts/ruby"); !errors.Is(err, ErrUnknownLanguage) {
-		t.Errorf("an unknown #! line: %v; want ErrUnknownLanguage", err)
-	}
-	if _, err := s.FileScript("../x.py"); !errors.Is(err, ErrOutsideSkill) {
-		t.Errorf(`"..": %v; want ErrOutsideSkill`, err)
-	}
+	_, err = s.FileScript("scripts/ruby")
+	assert.ErrorIs(t, err, ErrUnknownLanguage, "an unknown #! line")
+	_, err = s.FileScript("../x.py")
+	assert.ErrorIs(t, err, ErrOutsideSkill, `".."`)
 	var pe *fs.PathError
-	if _, err := s.FileScript("scripts/missing.py"); !errors.As(err, &pe) || pe.Path != "scripts/missing.py" {
-		t.Errorf("a missing file: %v; want a PathError naming it", err)
+	_, err = s.FileScript("scripts/missing.py")
+	if assert.ErrorAs(t, err, &pe, "a missing file; want a PathError naming it") {
+		assert.Equal(t, "scripts/missing.py", pe.Path, "a missing file; want a PathError naming it")
 	}
 }
 
 // TestFileScriptManifest: a file skill.toml lists is that script, with
 // its name and capabilities; other files are found as files.
 func TestFileScriptManifest(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "pub"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pub"), map[string]string{
 		"SKILL.md":          "---\nname: pub\ndescription: d\n---\n",
 		"skill.toml":        "version = 1\n[scripts.report]\nsource = \"scripts/report.py\"\n[scripts.report.capabilities]\nenv = [\"LANG\"]\n",
 		"scripts/report.py": "print(1)\n",
 		"scripts/other.js":  "1\n",
 	})
 	s, err := LoadDir(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sc, err := s.FileScript("scripts/report.py")
-	if err != nil || sc.Name != "report" || len(sc.Capabilities.Env) != 1 {
-		t.Fatalf("the listed file: %+v, %v; want the manifest's script report", sc, err)
-	}
+	require.NoError(t, err, "the listed file")
+	require.Equal(t, "report", sc.Name, "the listed file; want the manifest's script report")
+	require.Len(t, sc.Capabilities.Env, 1, "the listed file; want the manifest's script report")
 	sc, err = s.FileScript("scripts/other.js")
-	if err != nil || sc.Name != "scripts/other.js" || sc.Language != LangJS {
-		t.Fatalf("an unlisted file: %+v, %v", sc, err)
-	}
+	require.NoError(t, err, "an unlisted file")
+	require.Equal(t, "scripts/other.js", sc.Name, "an unlisted file")
+	require.Equal(t, LangJS, sc.Language, "an unlisted file")
 }
 
 func TestIsFileScriptName(t *testing.T) {
 	for name, want := range map[string]bool{"stats": false, "fill-form_2": false, "scripts/x.py": true, "x.py": true, "tool": false} {
-		if got := IsFileScriptName(name); got != want {
-			t.Errorf("IsFileScriptName(%q) = %v", name, got)
-		}
+		assert.Equal(t, want, IsFileScriptName(name), "IsFileScriptName(%q)", name)
 	}
 }
 
 // TestFileScripts: the script files of scripts/ are listed as runnable,
 // helpers and non-scripts are not, and skill.toml's scripts come first.
 func TestFileScripts(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "pub"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pub"), map[string]string{
 		"SKILL.md":             "---\nname: pub\ndescription: d\n---\n",
 		"skill.toml":           "version = 1\n[scripts.report]\nsource = \"scripts/report.py\"\n",
 		"scripts/report.py":    "print(1)\n",
@@ -120,15 +114,9 @@ func TestFileScripts(t *testing.T) {
 		"top.py":               "print(1)\n",
 	})
 	s, err := LoadDir(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := s.RunnableScripts()
 	want := []string{"report", "scripts/build.js", "scripts/fill_form.py", "scripts/run"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("RunnableScripts() = %q; want %q", got, want)
-	}
-	if n := len((&Skill{Name: "x"}).FileScripts()); n != 0 {
-		t.Errorf("a constructed skill has %d file scripts", n)
-	}
+	assert.Equal(t, want, got, "RunnableScripts()")
+	assert.Empty(t, (&Skill{Name: "x"}).FileScripts(), "a constructed skill has file scripts")
 }

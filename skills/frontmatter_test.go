@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFrontmatterSyntax(t *testing.T) {
@@ -41,18 +44,15 @@ func TestFrontmatterSyntax(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, ps := parseFrontmatter([]byte(tt.in), "SKILL.md")
 			if tt.code == "" {
-				if doc == nil || len(ps) > 0 {
-					t.Fatalf("want success, got %v", ps)
-				}
+				require.NotNil(t, doc, "want success, got %v", ps)
+				require.Empty(t, ps, "want success")
 				return
 			}
-			if doc != nil {
-				t.Fatalf("want failure %s, got a document", tt.code)
-			}
+			require.Nil(t, doc, "want failure %s, got a document", tt.code)
+			require.NotEmpty(t, ps, "want failure %s", tt.code)
 			last := ps[len(ps)-1]
-			if last.Code != tt.code || last.Line != tt.line {
-				t.Errorf("got %s at line %d (%q), want %s at line %d", last.Code, last.Line, last.Message, tt.code, tt.line)
-			}
+			assert.Equal(t, tt.code, last.Code, "code of the last problem (%q)", last.Message)
+			assert.Equal(t, tt.line, last.Line, "line of the last problem (%q)", last.Message)
 		})
 	}
 }
@@ -69,12 +69,9 @@ func TestFrontmatterGradedDialect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, ps := parseFrontmatter([]byte(tt.in), "SKILL.md")
-			if doc == nil {
-				t.Fatalf("document refused: %v", ps)
-			}
-			if len(ps) != 1 || ps[0].Code != tt.code {
-				t.Fatalf("got %v, want one %s", ps, tt.code)
-			}
+			require.NotNil(t, doc, "document refused: %v", ps)
+			require.Len(t, ps, 1, "want one %s", tt.code)
+			require.Equal(t, tt.code, ps[0].Code, "problem code")
 		})
 	}
 }
@@ -84,19 +81,15 @@ func TestFrontmatterGradedDialect(t *testing.T) {
 func TestDelimiterInsideValue(t *testing.T) {
 	s, ps := parseSkillMD([]byte("---\nname: a\ndescription: before---after\n---\nbody --- text\n"), "SKILL.md", "a")
 	grade(ps, true)
-	if len(ps) != 0 {
-		t.Fatalf("problems: %v", ps)
-	}
-	if s.Description != "before---after" || s.Body != "body --- text\n" {
-		t.Errorf("description %q body %q", s.Description, s.Body)
-	}
+	require.Empty(t, ps, "problems")
+	assert.Equal(t, "before---after", s.Description, "description")
+	assert.Equal(t, "body --- text\n", s.Body, "body")
 }
 
 func TestBodyLine(t *testing.T) {
 	s, _ := parseSkillMD([]byte("---\nname: a\ndescription: d\n---\n\n# Title\n"), "SKILL.md", "a")
-	if s.BodyLine != 5 || s.Body != "\n# Title\n" {
-		t.Errorf("BodyLine %d Body %q", s.BodyLine, s.Body)
-	}
+	assert.Equal(t, 5, s.BodyLine, "BodyLine")
+	assert.Equal(t, "\n# Title\n", s.Body, "Body")
 }
 
 // TestBillionLaughs checks that an alias bomb is refused before any
@@ -117,25 +110,21 @@ func TestBillionLaughs(t *testing.T) {
 	b.WriteString("---\n")
 	start := time.Now()
 	doc, ps := parseFrontmatter([]byte(b.String()), "SKILL.md")
-	if doc != nil || len(ps) == 0 || ps[len(ps)-1].Code != CodeYAMLAlias {
-		t.Fatalf("alias bomb not refused: %v", ps)
-	}
-	if !strings.Contains(ps[len(ps)-1].Message, "anchors and aliases") {
-		t.Errorf("message %q does not explain", ps[len(ps)-1].Message)
-	}
+	require.Nil(t, doc, "alias bomb not refused: %v", ps)
+	require.NotEmpty(t, ps, "alias bomb not refused")
+	require.Equal(t, CodeYAMLAlias, ps[len(ps)-1].Code, "alias bomb not refused: %v", ps)
+	assert.Contains(t, ps[len(ps)-1].Message, "anchors and aliases", "the message does not explain")
 	// Not a timing assertion on speed, a hang guard: expansion would take
 	// minutes and gigabytes.
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v", d)
-	}
+	assert.LessOrEqual(t, time.Since(start), 10*time.Second, "took too long")
 }
 
 func TestDeepNesting(t *testing.T) {
 	in := "---\nname: a\ndescription: d\nmetadata:\n" + strings.Repeat("  ", 1) + "x: " + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n---\n"
 	doc, ps := parseFrontmatter([]byte(in), "SKILL.md")
-	if doc != nil || ps[len(ps)-1].Code != CodeYAMLDepth {
-		t.Fatalf("deep nesting not refused: %v", ps)
-	}
+	require.Nil(t, doc, "deep nesting not refused: %v", ps)
+	require.NotEmpty(t, ps, "deep nesting not refused")
+	require.Equal(t, CodeYAMLDepth, ps[len(ps)-1].Code, "deep nesting not refused: %v", ps)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,8 +35,8 @@ func TestSymlinkOutsideMakesSkillInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := t.TempDir()
-			writeTree(t, base, map[string]string{"other/secret.txt": "host secret"})
-			dir := writeTree(t, filepath.Join(base, "pdf"), map[string]string{
+			testkit.WriteTree(t, base, map[string]string{"other/secret.txt": "host secret"})
+			dir := testkit.WriteTree(t, filepath.Join(base, "pdf"), map[string]string{
 				"SKILL.md":      skillMD("pdf", "Read PDFs."),
 				"docs/forms.md": "# Forms\n",
 			})
@@ -79,8 +80,8 @@ func TestDigest(t *testing.T) {
 		"references/forms.md": "# Forms\n",
 		"scripts/run.py":      "print(1)\n",
 	}
-	a := writeTree(t, filepath.Join(t.TempDir(), "pdf"), files)
-	b := writeTree(t, filepath.Join(t.TempDir(), "pdf"), files)
+	a := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), files)
+	b := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), files)
 	digest := func(dir string) string {
 		t.Helper()
 		s, err := LoadDir(dir, nil)
@@ -95,12 +96,12 @@ func TestDigest(t *testing.T) {
 	require.NoError(t, os.Chtimes(filepath.Join(b, "SKILL.md"), time0, time0))
 	assert.Equal(t, da, digest(b), "times are not content")
 
-	writeTree(t, b, map[string]string{"scripts/run.py": "print(2)\n"})
+	testkit.WriteTree(t, b, map[string]string{"scripts/run.py": "print(2)\n"})
 	assert.NotEqual(t, da, digest(b), "a changed file changes the digest")
-	c := writeTree(t, filepath.Join(t.TempDir(), "pdf"), files)
+	c := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), files)
 	require.NoError(t, os.Rename(filepath.Join(c, "scripts/run.py"), filepath.Join(c, "scripts/run2.py")))
 	assert.NotEqual(t, da, digest(c), "a renamed file changes the digest")
-	d := writeTree(t, filepath.Join(t.TempDir(), "pdf"), files)
+	d := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), files)
 	require.NoError(t, os.Symlink("forms.md", filepath.Join(d, "references/alias.md")))
 	assert.NotEqual(t, da, digest(d), "an added link changes the digest")
 
@@ -123,12 +124,12 @@ func TestDigest(t *testing.T) {
 // written, escaped (issue 11, finding 14).
 func TestDiscoverRivals(t *testing.T) {
 	base := t.TempDir()
-	project := writeTree(t, filepath.Join(base, "repo", ".agents", "skills"), map[string]string{
+	project := testkit.WriteTree(t, filepath.Join(base, "repo", ".agents", "skills"), map[string]string{
 		"zz-helper/SKILL.md": skillMD("deploy", "Deploys, honestly."),
 		"lookalike/SKILL.md": skillMD("ｄeploy\u200b", "Also deploys."),
 		"other/SKILL.md":     skillMD("other", "Unrelated."),
 	})
-	user := writeTree(t, filepath.Join(base, "home", ".agents", "skills"), map[string]string{
+	user := testkit.WriteTree(t, filepath.Join(base, "home", ".agents", "skills"), map[string]string{
 		"deploy/SKILL.md": skillMD("deploy", "The user's own deploy."),
 	})
 	d := Discover([]Root{{project, OriginProject}, {user, OriginUser}}, nil)
@@ -162,7 +163,7 @@ func TestDiscoverRivals(t *testing.T) {
 // TestProblemErrorIsTerminalSafe: a folder or key name with escape codes
 // reaches the terminal escaped.
 func TestProblemErrorIsTerminalSafe(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "x\x1b[2Jy"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "x\x1b[2Jy"), map[string]string{
 		"SKILL.md": "---\nname: deploy\ndescription: d\n\"evil\x1b[?7l\": 1\n---\n",
 	})
 	_, err := Load(dir, &LoadOptions{Strict: true})

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillrun/skillrun/internal/testkit"
+	"github.com/stretchr/testify/require"
 )
 
 // genSkills writes n generated skills (SKILL.md of realistic size, half of
@@ -32,7 +35,7 @@ func genSkills(b *testing.B, n int) []string {
 			files["skill.toml"] = "version = 1\ntriggers = [\"gen\"]\n[capabilities]\nread = [\"workspace\"]\n" +
 				"memory = \"64MiB\"\n[scripts.run]\ndescription = \"x\"\nmodule = \"scripts/run.wasm\"\n"
 		}
-		dirs[i] = writeTree(b, filepath.Join(base, name), files)
+		dirs[i] = testkit.WriteTree(b, filepath.Join(base, name), files)
 	}
 	return dirs
 }
@@ -46,9 +49,8 @@ func BenchmarkLoadValidate1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, d := range dirs {
-			if _, err := LoadDir(d, &LoadOptions{Strict: true}); err != nil {
-				b.Fatal(err)
-			}
+			_, err := LoadDir(d, &LoadOptions{Strict: true})
+			require.NoError(b, err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "µs/skill")
@@ -59,9 +61,8 @@ func BenchmarkReadFiles1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, d := range dirs {
-			if _, err := os.ReadFile(filepath.Join(d, "SKILL.md")); err != nil {
-				b.Fatal(err)
-			}
+			_, err := os.ReadFile(filepath.Join(d, "SKILL.md"))
+			require.NoError(b, err)
 			os.ReadFile(filepath.Join(d, "skill.toml"))
 		}
 	}
@@ -75,9 +76,8 @@ func BenchmarkLoadCorpus(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, d := range dirs {
-			if _, err := LoadDir(d, nil); err != nil {
-				b.Fatal(err)
-			}
+			_, err := LoadDir(d, nil)
+			require.NoError(b, err)
 		}
 	}
 }

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestLoadDir(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{
 		"SKILL.md":             skillMD("pdf", "Read PDFs."),
 		"references/guide.md":  "guide",
 		"scripts/extract.wasm": "\x00asm",
@@ -32,14 +33,14 @@ func TestLoadDir(t *testing.T) {
 }
 
 func TestLoadLowercaseSkillMD(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{"skill.md": skillMD("pdf", "d")})
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{"skill.md": skillMD("pdf", "d")})
 	s, err := LoadDir(dir, &LoadOptions{Strict: true})
 	require.NoError(t, err)
 	assert.Equal(t, "skill.md", s.FileName)
 }
 
 func TestLoadPathForms(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{"SKILL.md": skillMD("pdf", "d")})
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{"SKILL.md": skillMD("pdf", "d")})
 	for _, p := range []string{dir, filepath.Join(dir, "SKILL.md")} {
 		s, err := Load(p, nil)
 		require.NoError(t, err, p)
@@ -63,7 +64,7 @@ func TestLoadMissingSkillMD(t *testing.T) {
 }
 
 func TestLoadStrictVersusLenient(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "other-dir"), map[string]string{"SKILL.md": skillMD("pdf", "d")})
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "other-dir"), map[string]string{"SKILL.md": skillMD("pdf", "d")})
 
 	s, err := LoadDir(dir, nil)
 	require.NoError(t, err, "lenient load must accept a name/directory mismatch")
@@ -80,7 +81,7 @@ func TestLoadStrictVersusLenient(t *testing.T) {
 }
 
 func TestLoadNeverWritesSkillDir(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{"SKILL.md": skillMD("pdf", "d")})
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "pdf"), map[string]string{"SKILL.md": skillMD("pdf", "d")})
 	require.NoError(t, os.Chmod(dir, 0o555))
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 	_, err := LoadDir(dir, &LoadOptions{Strict: true})
@@ -113,7 +114,7 @@ func TestLoadFS(t *testing.T) {
 }
 
 func TestLoadOversizeSkillMD(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "big"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "big"), map[string]string{
 		"SKILL.md": skillMD("big", "d") + strings.Repeat("x", maxSkillFileSize),
 	})
 	_, err := LoadDir(dir, nil)
@@ -123,7 +124,7 @@ func TestLoadOversizeSkillMD(t *testing.T) {
 }
 
 func TestLoadManifest(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "csv"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "csv"), map[string]string{
 		"SKILL.md":   skillMD("csv", "d"),
 		"skill.toml": "version = 1\ntriggers = [\"csv\"]\n[scripts.stats]\nmodule = \"scripts/stats.wasm\"\n",
 	})
@@ -135,7 +136,7 @@ func TestLoadManifest(t *testing.T) {
 }
 
 func TestLoadBrokenManifestIsFatal(t *testing.T) {
-	dir := writeTree(t, filepath.Join(t.TempDir(), "csv"), map[string]string{
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "csv"), map[string]string{
 		"SKILL.md":   skillMD("csv", "d"),
 		"skill.toml": "version = 1\n[scripts.stats]\nmodle = \"x.wasm\"\n",
 	})
@@ -150,8 +151,8 @@ func TestLoadBrokenManifestIsFatal(t *testing.T) {
 // TestLoadManifestSymlinkEscape: a module path that is lexically fine but
 // is a symlink leading outside the skill folder is refused at load.
 func TestLoadManifestSymlinkEscape(t *testing.T) {
-	outside := writeTree(t, t.TempDir(), map[string]string{"evil.wasm": "\x00asm"})
-	dir := writeTree(t, filepath.Join(t.TempDir(), "csv"), map[string]string{
+	outside := testkit.WriteTree(t, t.TempDir(), map[string]string{"evil.wasm": "\x00asm"})
+	dir := testkit.WriteTree(t, filepath.Join(t.TempDir(), "csv"), map[string]string{
 		"SKILL.md":   skillMD("csv", "d"),
 		"skill.toml": "version = 1\n[scripts.stats]\nmodule = \"scripts/stats.wasm\"\n",
 	})

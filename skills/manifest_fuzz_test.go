@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/internal/tomlx"
 )
@@ -17,14 +18,10 @@ import (
 // The seed corpus is testdata/manifest/*.toml plus testdata/fuzz.
 func FuzzParseManifest(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join("testdata", "manifest", "*.toml"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	for _, name := range files {
 		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		f.Add(data)
 	}
 	for _, s := range []string{

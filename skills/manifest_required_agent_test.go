@@ -3,6 +3,8 @@ package skills
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestManifestRequiredAgent: a script may name the only agent allowed to
@@ -19,21 +21,14 @@ func TestManifestRequiredAgent(t *testing.T) {
 	for _, tt := range valid {
 		src := "version = 1\n[scripts.fill]\nmodule = \"f.wasm\"\nrequired_agent = \"" + tt.value + "\"\n"
 		m, probs := ParseManifest([]byte(src), "pdf/skill.toml")
-		if len(probs) != 0 {
-			t.Errorf("%q: problems %v", tt.value, probs)
+		if !assert.Empty(t, probs, "%q: problems", tt.value) {
 			continue
 		}
 		sc := m.Scripts["fill"]
-		if sc.RequiredAgent != tt.value {
-			t.Errorf("%q: RequiredAgent = %q", tt.value, sc.RequiredAgent)
-		}
-		if got := sc.RequiredAgentIdentity("pdf"); got != tt.identity {
-			t.Errorf("%q: identity = %q, want %q", tt.value, got, tt.identity)
-		}
+		assert.Equal(t, tt.value, sc.RequiredAgent, "%q: RequiredAgent", tt.value)
+		assert.Equal(t, tt.identity, sc.RequiredAgentIdentity("pdf"), "%q: identity", tt.value)
 	}
-	if got := (&Script{}).RequiredAgentIdentity("pdf"); got != "" {
-		t.Errorf("no required_agent: identity = %q, want none", got)
-	}
+	assert.Empty(t, (&Script{}).RequiredAgentIdentity("pdf"), "no required_agent: identity, want none")
 
 	invalid := []struct{ value, want string }{
 		{"Filler", "is not an agent name"},
@@ -48,24 +43,24 @@ func TestManifestRequiredAgent(t *testing.T) {
 	for _, tt := range invalid {
 		src := "version = 1\n[scripts.fill]\nmodule = \"f.wasm\"\n\nrequired_agent = \"" + tt.value + "\"\n"
 		_, probs := ParseManifest([]byte(src), "pdf/skill.toml")
-		if len(probs) != 1 {
-			t.Errorf("%q: problems %v, want one", tt.value, probs)
+		if !assert.Len(t, probs, 1, "%q: problems, want one", tt.value) {
 			continue
 		}
 		p := probs[0]
-		if p.Line != 5 || p.Field != "scripts.fill.required_agent" || !strings.Contains(p.Message, tt.want) {
-			t.Errorf("%q: problem %+v, want line 5, field scripts.fill.required_agent, %q", tt.value, p, tt.want)
-		}
+		assert.Equal(t, 5, p.Line, "%q: problem line", tt.value)
+		assert.Equal(t, "scripts.fill.required_agent", p.Field, "%q: problem field", tt.value)
+		assert.Contains(t, p.Message, tt.want, "%q: problem message", tt.value)
 	}
 
 	// A list is the wrong type, reported on its line; a misspelt key is
 	// unknown, with a hint.
 	_, probs := ParseManifest([]byte("version = 1\n[scripts.fill]\nmodule = \"f.wasm\"\nrequired_agent = [\"a\"]\n"), "pdf/skill.toml")
-	if len(probs) != 1 || probs[0].Line != 4 {
-		t.Errorf("a list: problems %v, want one on line 4", probs)
+	if assert.Len(t, probs, 1, "a list: problems, want one on line 4") {
+		assert.Equal(t, 4, probs[0].Line, "a list: problem line")
 	}
 	_, probs = ParseManifest([]byte("version = 1\n[scripts.fill]\nmodule = \"f.wasm\"\nrequired_agnet = \"a\"\n"), "pdf/skill.toml")
-	if len(probs) != 1 || probs[0].Line != 4 || !strings.Contains(probs[0].Message, "required_agent") {
-		t.Errorf("a misspelt key: problems %v, want one on line 4 suggesting required_agent", probs)
+	if assert.Len(t, probs, 1, "a misspelt key: problems, want one on line 4 suggesting required_agent") {
+		assert.Equal(t, 4, probs[0].Line, "a misspelt key: problem line")
+		assert.Contains(t, probs[0].Message, "required_agent", "a misspelt key: want a suggestion")
 	}
 }

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/internal/tomlx"
@@ -19,9 +20,7 @@ import (
 func readManifestTestdata(t *testing.T, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "manifest", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return data
 }
 
@@ -29,9 +28,7 @@ func readManifestTestdata(t *testing.T, name string) []byte {
 // ("Contracts users (and tests) rely on") and checks every field.
 func TestParseManifestFull(t *testing.T) {
 	m, ps := ParseManifest(readManifestTestdata(t, "full.toml"), "stats/skill.toml")
-	if len(ps) > 0 {
-		t.Fatalf("problems:\n%v", ps)
-	}
+	require.Empty(t, ps, "problems")
 	want := &Manifest{
 		Version:  1,
 		Triggers: []string{"csv", "statistics"},
@@ -61,19 +58,13 @@ func TestParseManifestFull(t *testing.T) {
 			},
 		},
 	}
-	if diff := cmp.Diff(want, m); diff != "" {
-		t.Errorf("ParseManifest mismatch (-want +got):\n%s", diff)
-	}
-	if got := m.ScriptNames(); !cmp.Equal(got, []string{"stats"}) {
-		t.Errorf("ScriptNames() = %q", got)
-	}
+	assert.Equal(t, want, m, "ParseManifest")
+	assert.Equal(t, []string{"stats"}, m.ScriptNames(), "ScriptNames()")
 }
 
 func TestParseManifestKinds(t *testing.T) {
 	m, ps := ParseManifest(readManifestTestdata(t, "kinds.toml"), "kinds/skill.toml")
-	if len(ps) > 0 {
-		t.Fatalf("problems:\n%v", ps)
-	}
+	require.Empty(t, ps, "problems")
 	want := &Manifest{
 		Version: 1,
 		Scripts: map[string]*Script{
@@ -104,12 +95,8 @@ func TestParseManifestKinds(t *testing.T) {
 			},
 		},
 	}
-	if diff := cmp.Diff(want, m); diff != "" {
-		t.Errorf("ParseManifest mismatch (-want +got):\n%s", diff)
-	}
-	if got, want := m.ScriptNames(), []string{"convert", "count-words", "hello", "report"}; !cmp.Equal(got, want) {
-		t.Errorf("ScriptNames() = %q, want %q", got, want)
-	}
+	assert.Equal(t, want, m, "ParseManifest")
+	assert.Equal(t, []string{"convert", "count-words", "hello", "report"}, m.ScriptNames(), "ScriptNames()")
 }
 
 // TestParseManifestErrorsFile checks that one file with many mistakes
@@ -117,9 +104,7 @@ func TestParseManifestKinds(t *testing.T) {
 func TestParseManifestErrorsFile(t *testing.T) {
 	const file = "bad/skill.toml"
 	m, ps := ParseManifest(readManifestTestdata(t, "errors.toml"), file)
-	if m == nil {
-		t.Fatal("ParseManifest returned no manifest for a file that is valid TOML")
-	}
+	require.NotNil(t, m, "ParseManifest returned no manifest for a file that is valid TOML")
 	want := Problems{
 		{File: file, Line: 2, Field: "version", Message: "version 2 is not supported; this skillrun reads version 1"},
 		{File: file, Line: 3, Field: "triggers", Message: "triggers: entry 1 is empty"},
@@ -138,13 +123,9 @@ func TestParseManifestErrorsFile(t *testing.T) {
 		{File: file, Line: 23, Field: "scripts.both.capabilities.net", Message: `scripts.both.capabilities.net: invalid host pattern "https://example.com": a URL is not a host pattern; drop the scheme and any path, write host[:port], such as "api.example.com", "*.example.org:443" or "[::1]:8080"`},
 		{File: file, Line: 24, Field: "scripts.both.capabilities.mcp", Message: `scripts.both.capabilities.mcp: "github" is not a valid MCP pattern; write "server/tool" or "server/*"`},
 	}
-	if diff := cmp.Diff(want, ps); diff != "" {
-		t.Errorf("problems mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, ps, "problems")
 	for _, p := range ps {
-		if p.Severity != Error {
-			t.Errorf("problem %q has severity %v, want error", p.Message, p.Severity)
-		}
+		assert.Equal(t, Error, p.Severity, "severity of problem %q", p.Message)
 	}
 }
 
@@ -158,17 +139,16 @@ type wantProblem struct {
 
 func checkProblems(t *testing.T, file string, ps Problems, want []wantProblem) {
 	t.Helper()
-	if len(ps) != len(want) {
-		t.Errorf("got %d problems, want %d:\n%v", len(ps), len(want), ps)
+	if !assert.Len(t, ps, len(want), "problems") {
 		return
 	}
 	for i, p := range ps {
 		w := want[i]
-		if p.Field != w.field || p.Line != w.line || !strings.Contains(p.Message, w.msg) ||
-			p.File != file || p.Severity != Error {
-			t.Errorf("problem %d = %+v, want error in %s, field %q, line %d, message containing %q",
-				i, p, file, w.field, w.line, w.msg)
-		}
+		assert.Equal(t, w.field, p.Field, "problem %d: field", i)
+		assert.Equal(t, w.line, p.Line, "problem %d: line", i)
+		assert.Contains(t, p.Message, w.msg, "problem %d: message", i)
+		assert.Equal(t, file, p.File, "problem %d: file", i)
+		assert.Equal(t, Error, p.Severity, "problem %d: severity", i)
 	}
 }
 
@@ -338,9 +318,7 @@ func TestParseManifestRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			const file = "t/skill.toml"
 			m, ps := ParseManifest([]byte(tt.src), file)
-			if m == nil {
-				t.Fatalf("ParseManifest returned no manifest; problems:\n%v", ps)
-			}
+			require.NotNil(t, m, "ParseManifest returned no manifest; problems:\n%v", ps)
 			checkProblems(t, file, ps, tt.want)
 		})
 	}
@@ -421,12 +399,8 @@ func TestParseManifestUndecodable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, ps := ParseManifest([]byte(tt.src), "f")
-			if m != nil {
-				t.Errorf("ParseManifest returned a manifest: %+v", m)
-			}
-			if diff := cmp.Diff(Problems{tt.want}, ps); diff != "" {
-				t.Errorf("problems mismatch (-want +got):\n%s", diff)
-			}
+			assert.Nil(t, m, "ParseManifest returned a manifest")
+			assert.Equal(t, Problems{tt.want}, ps, "problems")
 		})
 	}
 }
@@ -440,31 +414,26 @@ func TestParseManifestNestingLimit(t *testing.T) {
 		"x = " + strings.Repeat("{a=", 15) + "1" + strings.Repeat("}", 15) + "\n",
 	} {
 		m, ps := ParseManifest([]byte(src), "f")
-		if m == nil || len(ps) != 1 || !strings.Contains(ps[0].Message, `unknown key "x"`) {
-			t.Errorf("ParseManifest(%q) = %v, %v; want a manifest and an unknown key", src, m, ps)
+		assert.NotNil(t, m, "ParseManifest(%q): want a manifest", src)
+		if assert.Len(t, ps, 1, "ParseManifest(%q): want one problem", src) {
+			assert.Contains(t, ps[0].Message, `unknown key "x"`, "ParseManifest(%q)", src)
 		}
 	}
 }
 
 func TestParseManifestMaxSizeAccepted(t *testing.T) {
 	src := "version = 1\n# " + strings.Repeat("x", maxManifestSize-len("version = 1\n# ")-1) + "\n"
-	if len(src) != maxManifestSize {
-		t.Fatalf("test input is %d bytes", len(src))
-	}
-	if m, ps := ParseManifest([]byte(src), "f"); m == nil || len(ps) > 0 {
-		t.Errorf("ParseManifest of a %d-byte file = %v, %v", len(src), m, ps)
-	}
+	require.Len(t, src, maxManifestSize, "test input")
+	m, ps := ParseManifest([]byte(src), "f")
+	assert.NotNil(t, m, "ParseManifest of a %d-byte file", len(src))
+	assert.Empty(t, ps, "ParseManifest of a %d-byte file", len(src))
 }
 
 func TestManifestJSON(t *testing.T) {
 	m, ps := ParseManifest(readManifestTestdata(t, "full.toml"), "skill.toml")
-	if len(ps) > 0 {
-		t.Fatal(ps)
-	}
+	require.Empty(t, ps, "problems")
 	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	const want = `{
   "version": 1,
   "triggers": [
@@ -513,43 +482,30 @@ func TestManifestJSON(t *testing.T) {
     }
   }
 }`
-	if diff := cmp.Diff(want, string(b)); diff != "" {
-		t.Errorf("JSON mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, string(b), "JSON")
 }
 
 func TestScriptNamesNil(t *testing.T) {
 	var m *Manifest
-	if got := m.ScriptNames(); got != nil {
-		t.Errorf("nil manifest ScriptNames() = %q", got)
-	}
-	if got := (&Manifest{}).ScriptNames(); len(got) != 0 {
-		t.Errorf("empty manifest ScriptNames() = %q", got)
-	}
+	assert.Nil(t, m.ScriptNames(), "nil manifest ScriptNames()")
+	assert.Empty(t, (&Manifest{}).ScriptNames(), "empty manifest ScriptNames()")
 }
 
 // TestLocateKeysMatchesParser checks the locator against the positions the
 // real parser reports for value errors, on every test manifest.
 func TestLocateKeysMatchesParser(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "manifest", "*.toml"))
-	if err != nil || len(files) == 0 {
-		t.Fatal(files, err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "test manifests")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var raw map[string]any
 		md, err := toml.Decode(string(data), &raw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		kl, _ := tomlx.LocateKeys(data)
 		for _, k := range md.Keys() {
-			if kl.Line(k) == 0 {
-				t.Errorf("%s: key %s not located", f, k)
-			}
+			assert.NotZero(t, kl.Line(k), "%s: key %s not located", f, k)
 		}
 	}
 }
@@ -584,8 +540,10 @@ func TestCheckSkillRelPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := checkSkillRelPath(tt.p, tt.dir)
-		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
-			t.Errorf("checkSkillRelPath(%q, %v) = %q, want %q", tt.p, tt.dir, got, tt.want)
+		if tt.want == "" {
+			assert.Empty(t, got, "checkSkillRelPath(%q, %v)", tt.p, tt.dir)
+		} else {
+			assert.Contains(t, got, tt.want, "checkSkillRelPath(%q, %v)", tt.p, tt.dir)
 		}
 	}
 }
@@ -622,14 +580,12 @@ modle = "typo"
 
 func TestManifestDeterministic(t *testing.T) {
 	m, ps := ParseManifest([]byte("[scripts.a]\nmodule = \"a.wasm\"\ndeterministic = true\n[scripts.b]\nmodule = \"b.wasm\"\n"), "skill.toml")
-	if len(ps) != 0 {
-		t.Fatal(ps)
-	}
-	if !m.Scripts["a"].Deterministic || m.Scripts["b"].Deterministic {
-		t.Errorf("deterministic a=%v b=%v", m.Scripts["a"].Deterministic, m.Scripts["b"].Deterministic)
-	}
+	require.Empty(t, ps, "problems")
+	assert.True(t, m.Scripts["a"].Deterministic, "deterministic a")
+	assert.False(t, m.Scripts["b"].Deterministic, "deterministic b")
 	_, ps = ParseManifest([]byte("[scripts.a]\nmodule = \"a.wasm\"\ndeterministic = \"yes\"\n"), "skill.toml")
-	if len(ps) != 1 || ps[0].Line != 3 || !strings.Contains(ps[0].Message, "scripts.a.deterministic: expected true or false, found a string") {
-		t.Errorf("problems %v", ps)
+	if assert.Len(t, ps, 1, "problems") {
+		assert.Equal(t, 3, ps[0].Line, "problem line")
+		assert.Contains(t, ps[0].Message, "scripts.a.deterministic: expected true or false, found a string", "problem message")
 	}
 }

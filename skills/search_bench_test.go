@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/internal/bm25"
 )
 
@@ -57,9 +59,8 @@ func BenchmarkSearch1000(b *testing.B) {
 	ix := NewIndex(benchSkills(1000))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ix.Search(benchQuery, nil); err != nil {
-			b.Fatal(err)
-		}
+		_, err := ix.Search(benchQuery, nil)
+		require.NoError(b, err)
 	}
 }
 
@@ -67,9 +68,8 @@ func BenchmarkSearch1000Regex(b *testing.B) {
 	ix := NewIndex(benchSkills(1000))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ix.Search(`convert|pdf|report`, &SearchOptions{Regex: true}); err != nil {
-			b.Fatal(err)
-		}
+		_, err := ix.Search(`convert|pdf|report`, &SearchOptions{Regex: true})
+		require.NoError(b, err)
 	}
 }
 
@@ -104,9 +104,7 @@ func BenchmarkCorpusIndex(b *testing.B) {
 	var list []*Skill
 	for _, d := range corpusSkillDirs(b) {
 		s, err := LoadDir(d, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		list = append(list, s)
 	}
 	var withBody, noBody time.Duration

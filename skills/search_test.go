@@ -2,14 +2,14 @@ package skills
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // searchSkills is a small hand-made set, each skill there to test one rule.
@@ -62,21 +62,16 @@ func TestIndexSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ix.Search(tt.query, nil)
-			if err != nil {
-				t.Fatalf("Search(%q): %v", tt.query, err)
-			}
-			if diff := cmp.Diff(tt.want, resultNames(got)); diff != "" {
-				t.Errorf("Search(%q) mismatch (-want +got):\n%s", tt.query, diff)
-			}
+			require.NoError(t, err, "Search(%q)", tt.query)
+			assert.Equal(t, tt.want, resultNames(got), "Search(%q)", tt.query)
 			for i, r := range got {
-				if r.Score <= 0 {
-					t.Errorf("Search(%q)[%d].Score = %v, want > 0", tt.query, i, r.Score)
+				assert.Positive(t, r.Score, "Search(%q)[%d].Score", tt.query, i)
+				if i > 0 {
+					assert.LessOrEqual(t, r.Score, got[i-1].Score, "Search(%q): scores not descending: %v", tt.query, got)
 				}
-				if i > 0 && r.Score > got[i-1].Score {
-					t.Errorf("Search(%q): scores not descending: %v", tt.query, got)
-				}
-				if r.Skill == nil || r.Skill.Name != r.Name || r.Skill.Description != r.Description {
-					t.Errorf("Search(%q)[%d]: Result does not match its Skill", tt.query, i)
+				if assert.NotNil(t, r.Skill, "Search(%q)[%d].Skill", tt.query, i) {
+					assert.Equal(t, r.Name, r.Skill.Name, "Search(%q)[%d]: Result does not match its Skill", tt.query, i)
+					assert.Equal(t, r.Description, r.Skill.Description, "Search(%q)[%d]: Result does not match its Skill", tt.query, i)
 				}
 			}
 		})
@@ -92,21 +87,16 @@ func TestIndexSearchFieldWeights(t *testing.T) {
 		{Name: "report-pdf-builder-kit", Description: "Builds reports."},
 	})
 	got, err := ix.Search("pdf", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"report-pdf-builder-kit", "summarizer"}, resultNames(got)); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []string{"report-pdf-builder-kit", "summarizer"}, resultNames(got))
 }
 
 func TestIndexSearchEmptyQuery(t *testing.T) {
 	ix := NewIndex(searchSkills())
 	for _, q := range []string{"", "  \t\n"} {
 		for _, o := range []*SearchOptions{nil, {Regex: true}} {
-			if _, err := ix.Search(q, o); !errors.Is(err, ErrEmptyQuery) {
-				t.Errorf("Search(%q, %+v) error = %v, want ErrEmptyQuery", q, o, err)
-			}
+			_, err := ix.Search(q, o)
+			assert.ErrorIs(t, err, ErrEmptyQuery, "Search(%q, %+v)", q, o)
 		}
 	}
 }
@@ -122,18 +112,11 @@ func TestIndexSearchTies(t *testing.T) {
 	})
 	for range 3 {
 		got, err := ix.Search("resize", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{"aa-tool", "dup", "dup", "zz-tool"}, resultNames(got)); diff != "" {
-			t.Fatalf("mismatch (-want +got):\n%s", diff)
-		}
-		if got[1].Skill != first || got[2].Skill != second {
-			t.Errorf("equal names not in NewIndex order")
-		}
-		if got[0].Score != got[3].Score {
-			t.Errorf("scores differ for identical skills: %v, %v", got[0].Score, got[3].Score)
-		}
+		require.NoError(t, err)
+		require.Equal(t, []string{"aa-tool", "dup", "dup", "zz-tool"}, resultNames(got))
+		assert.Same(t, first, got[1].Skill, "equal names not in NewIndex order")
+		assert.Same(t, second, got[2].Skill, "equal names not in NewIndex order")
+		assert.Equal(t, got[0].Score, got[3].Score, "scores differ for identical skills")
 	}
 }
 
@@ -141,9 +124,11 @@ func TestIndexSearchWordOrder(t *testing.T) {
 	ix := NewIndex(searchSkills())
 	a, _ := ix.Search("pdf word documents", nil)
 	b, _ := ix.Search("documents PDF word word", nil)
-	samePointer := cmp.Comparer(func(x, y *Skill) bool { return x == y })
-	if diff := cmp.Diff(a, b, samePointer); diff != "" {
-		t.Errorf("word order or repetition changed results (-a +b):\n%s", diff)
+	assert.Equal(t, a, b, "word order or repetition changed results")
+	if assert.Len(t, b, len(a), "word order or repetition changed results") {
+		for i := range a {
+			assert.Same(t, a[i].Skill, b[i].Skill, "word order or repetition changed result %d's skill", i)
+		}
 	}
 }
 
@@ -165,14 +150,10 @@ func TestIndexSearchLimit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ix.Search("handy", &SearchOptions{Limit: tt.limit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != tt.want {
-			t.Errorf("Limit %d: got %d results, want %d", tt.limit, len(got), tt.want)
-		}
-		if len(got) > 0 && got[0].Name != "tool-00" {
-			t.Errorf("Limit %d: first result %q, want tool-00", tt.limit, got[0].Name)
+		require.NoError(t, err)
+		assert.Len(t, got, tt.want, "Limit %d: results", tt.limit)
+		if len(got) > 0 {
+			assert.Equal(t, "tool-00", got[0].Name, "Limit %d: first result", tt.limit)
 		}
 	}
 }
@@ -202,19 +183,13 @@ func TestIndexSearchRegex(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ix.Search(tt.query, &SearchOptions{Regex: true})
-			if err != nil {
-				t.Fatalf("Search(%q): %v", tt.query, err)
-			}
-			if diff := cmp.Diff(tt.want, resultNames(got)); diff != "" {
-				t.Errorf("Search(%q) mismatch (-want +got):\n%s", tt.query, diff)
-			}
+			require.NoError(t, err, "Search(%q)", tt.query)
+			assert.Equal(t, tt.want, resultNames(got), "Search(%q)", tt.query)
 			scores := make([]float64, len(got))
 			for i, r := range got {
 				scores[i] = r.Score
 			}
-			if diff := cmp.Diff(tt.scores, scores); diff != "" {
-				t.Errorf("Search(%q) scores mismatch (-want +got):\n%s", tt.query, diff)
-			}
+			assert.Equal(t, tt.scores, scores, "Search(%q) scores", tt.query)
 		})
 	}
 }
@@ -232,55 +207,42 @@ func TestIndexSearchRegexErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := ix.Search(tt.query, &SearchOptions{Regex: true})
-		if err == nil {
-			t.Errorf("Search(%.20q): no error", tt.query)
+		if !assert.Error(t, err, "Search(%.20q)", tt.query) {
 			continue
 		}
 		for _, w := range tt.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("Search(%.20q) error %q does not contain %q", tt.query, err, w)
-			}
+			assert.ErrorContains(t, err, w, "Search(%.20q)", tt.query)
 		}
-		if strings.Contains(err.Error(), "(?i)") {
-			t.Errorf("Search(%.20q) error %q shows the internal (?i) prefix", tt.query, err)
-		}
+		assert.NotContains(t, err.Error(), "(?i)", "Search(%.20q) error shows the internal (?i) prefix", tt.query)
 	}
 	// At the limit is fine, and the same text is a harmless word query.
 	long := strings.Repeat("a", maxRegexpLen)
-	if _, err := ix.Search(long, &SearchOptions{Regex: true}); err != nil {
-		t.Errorf("regexp of %d bytes: %v", maxRegexpLen, err)
-	}
-	if _, err := ix.Search("(pdf", nil); err != nil {
-		t.Errorf("word query %q: %v", "(pdf", err)
-	}
+	_, err := ix.Search(long, &SearchOptions{Regex: true})
+	assert.NoError(t, err, "regexp of %d bytes", maxRegexpLen)
+	_, err = ix.Search("(pdf", nil)
+	assert.NoError(t, err, "word query %q", "(pdf")
 }
 
 func TestNewIndexEdgeCases(t *testing.T) {
 	for _, skills := range [][]*Skill{nil, {}, {nil}} {
 		got, err := NewIndex(skills).Search("pdf", nil)
-		if err != nil || got == nil || len(got) != 0 {
-			t.Errorf("NewIndex(%v).Search = %v, %v; want empty non-nil, nil", skills, got, err)
-		}
+		assert.NoError(t, err, "NewIndex(%v).Search", skills)
+		assert.NotNil(t, got, "NewIndex(%v).Search: want empty non-nil", skills)
+		assert.Empty(t, got, "NewIndex(%v).Search: want empty non-nil", skills)
 	}
 	// A nil entry is skipped; the caller's slice may change afterwards.
 	skills := append(searchSkills(), nil)
 	ix := NewIndex(skills)
 	skills[0] = &Skill{Name: "other", Description: "Nothing."}
 	got, _ := ix.Search("pdf", nil)
-	if diff := cmp.Diff([]string{"pdf-extract", "docx-writer"}, resultNames(got)); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"pdf-extract", "docx-writer"}, resultNames(got))
 }
 
 func TestResultJSON(t *testing.T) {
 	r := Match{Name: "pdf-extract", Description: "Extract text.", Score: 1.5, Skill: &Skill{Name: "pdf-extract"}}
 	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"name":"pdf-extract","description":"Extract text.","score":1.5}`; string(b) != want {
-		t.Errorf("json = %s, want %s", b, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, `{"name":"pdf-extract","description":"Extract text.","score":1.5}`, string(b), "json")
 }
 
 func TestTokenize(t *testing.T) {
@@ -302,9 +264,7 @@ func TestTokenize(t *testing.T) {
 		{"  ...  ", nil},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, tokenize(tt.in, nil)); diff != "" {
-			t.Errorf("tokenize(%q) mismatch (-want +got):\n%s", tt.in, diff)
-		}
+		assert.Equal(t, tt.want, tokenize(tt.in, nil), "tokenize(%q)", tt.in)
 	}
 }
 
@@ -333,8 +293,7 @@ func TestIndexSearchConcurrent(t *testing.T) {
 			for n := range 200 {
 				i := (g + n) % len(queries)
 				rs, _ := ix.Search(queries[i].q, queries[i].o)
-				if diff := cmp.Diff(want[i], resultNames(rs)); diff != "" {
-					t.Errorf("goroutine %d: Search(%q) mismatch (-want +got):\n%s", g, queries[i].q, diff)
+				if !assert.Equal(t, want[i], resultNames(rs), "goroutine %d: Search(%q)", g, queries[i].q) {
 					return
 				}
 			}
@@ -348,12 +307,8 @@ func TestIndexSearchConcurrent(t *testing.T) {
 func TestIndexSearchCorpus(t *testing.T) {
 	requireCorpus(t)
 	files, err := filepath.Glob(filepath.Join(corpusDir, "*", "*", "SKILL.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no SKILL.md in %s", corpusDir)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no SKILL.md in %s", corpusDir)
 	var skills []*Skill
 	for _, f := range files {
 		s, err := LoadDir(filepath.Dir(f), nil)
@@ -362,9 +317,7 @@ func TestIndexSearchCorpus(t *testing.T) {
 		}
 		skills = append(skills, s)
 	}
-	if len(skills) < 100 {
-		t.Fatalf("loaded only %d of %d corpus skills", len(skills), len(files))
-	}
+	require.GreaterOrEqual(t, len(skills), 100, "loaded only %d of %d corpus skills", len(skills), len(files))
 	ix := NewIndex(skills)
 	tests := []struct{ query, want string }{
 		{"git worktree", "using-git-worktrees"},
@@ -379,11 +332,9 @@ func TestIndexSearchCorpus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ix.Search(tt.query, &SearchOptions{Limit: 3})
-		if err != nil {
-			t.Fatalf("Search(%q): %v", tt.query, err)
-		}
-		if len(got) == 0 || got[0].Name != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, resultNames(got), tt.want)
+		require.NoError(t, err, "Search(%q)", tt.query)
+		if assert.NotEmpty(t, got, "Search(%q)", tt.query) {
+			assert.Equal(t, tt.want, got[0].Name, "Search(%q) = %v: first", tt.query, resultNames(got))
 		}
 	}
 	t.Logf("corpus: %d of %d skills indexed", len(skills), len(files))

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // codes returns the sorted problem codes of ps, graded strictly.
@@ -77,9 +78,7 @@ func TestValidateRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ps := parseSkillMD(tt.md, "x/SKILL.md", tt.dir)
-			if diff := cmp.Diff(tt.want, strictCodes(ps)); diff != "" {
-				t.Errorf("codes mismatch (-want +got):\n%s\nproblems:\n%v", diff, ps)
-			}
+			assert.Equal(t, tt.want, strictCodes(ps), "codes; problems:\n%v", ps)
 		})
 	}
 }
@@ -94,9 +93,7 @@ func TestValidateMessages(t *testing.T) {
 		`contains invalid characters '_'`,
 		`directory name "pdf" must match skill name "PDF_x"`,
 	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("problems do not contain %q:\n%s", want, text)
-		}
+		assert.Contains(t, text, want, "problems")
 	}
 	var unexpected Problem
 	for _, p := range ps {
@@ -104,9 +101,7 @@ func TestValidateMessages(t *testing.T) {
 			unexpected = p
 		}
 	}
-	if unexpected.Field != "alpha,zeta" {
-		t.Errorf("unexpected-field Field = %q, want %q", unexpected.Field, "alpha,zeta")
-	}
+	assert.Equal(t, "alpha,zeta", unexpected.Field, "unexpected-field Field")
 }
 
 func TestParsedFields(t *testing.T) {
@@ -127,9 +122,7 @@ func TestParsedFields(t *testing.T) {
 		"  - 1",
 		"  - k: v",
 	), "pdf/SKILL.md", "pdf")
-	if s == nil {
-		t.Fatalf("no skill: %v", ps)
-	}
+	require.NotNil(t, s, "no skill: %v", ps)
 	want := &Skill{
 		Name:          "pdf",
 		Description:   "Read and fill PDFs.",
@@ -141,9 +134,7 @@ func TestParsedFields(t *testing.T) {
 		Body:          "# Body\n",
 		BodyLine:      18,
 	}
-	if diff := cmp.Diff(want, s, cmp.AllowUnexported(Skill{})); diff != "" {
-		t.Errorf("skill mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, want, s, "skill")
 }
 
 func TestLenientGrading(t *testing.T) {
@@ -167,18 +158,14 @@ func TestLenientGrading(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ps := parseSkillMD(tt.md, "SKILL.md", tt.dir)
 			grade(ps, false)
-			if got := len(ps.Errors()) > 0; got != tt.fatal {
-				t.Fatalf("fatal = %v, want %v: %v", got, tt.fatal, ps)
-			}
+			require.Equal(t, tt.fatal, len(ps.Errors()) > 0, "fatal: %v", ps)
 			var warn []string
 			for _, p := range ps.Warnings() {
 				warn = append(warn, p.Code)
 			}
 			sort.Strings(warn)
 			if !tt.fatal {
-				if diff := cmp.Diff(tt.warnings, warn); diff != "" {
-					t.Errorf("warnings mismatch (-want +got):\n%s", diff)
-				}
+				assert.Equal(t, tt.warnings, warn, "warnings")
 			}
 		})
 	}
@@ -206,13 +193,9 @@ func TestValidateName(t *testing.T) {
 		var got []string
 		if err != nil {
 			ps, ok := errors.AsType[Problems](err)
-			if !ok {
-				t.Fatalf("ValidateName(%q) = %T, want Problems", tt.name, err)
-			}
+			require.True(t, ok, "ValidateName(%q) = %T, want Problems", tt.name, err)
 			got = strictCodes(ps)
 		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ValidateName(%q) codes mismatch (-want +got):\n%s", tt.name, diff)
-		}
+		assert.Equal(t, tt.want, got, "ValidateName(%q) codes", tt.name)
 	}
 }

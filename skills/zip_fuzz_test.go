@@ -12,6 +12,8 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzLoadZip loads skill archives built from the fuzz bytes (a skill zip
@@ -81,9 +83,7 @@ func FuzzLoadZip(f *testing.F) {
 func checkZipSkill(t *testing.T, s *Skill, entries map[string][]byte) {
 	t.Helper()
 	fsys, closer, err := s.files.open()
-	if err != nil {
-		t.Fatalf("opening the loaded skill: %v", err)
-	}
+	require.NoError(t, err, "opening the loaded skill")
 	defer closer.Close()
 	root := strings.TrimPrefix(strings.TrimPrefix(s.Dir, "pdf.zip"), "/")
 	var total int64
@@ -121,9 +121,7 @@ func checkZipSkill(t *testing.T, s *Skill, entries map[string][]byte) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("walking the loaded skill: %v", err)
-	}
+	require.NoError(t, err, "walking the loaded skill")
 	if total > maxZipTotalSize {
 		t.Fatalf("extracted %d bytes, over maxZipTotalSize", total)
 	}

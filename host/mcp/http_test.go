@@ -134,12 +134,12 @@ func TestLimitListener(t *testing.T) {
 		case c := <-accepted:
 			open = append(open, c)
 		case <-time.After(10 * time.Second):
-			t.Fatal("the first two connections were not accepted")
+			require.FailNow(t, "the first two connections were not accepted")
 		}
 	}
 	select {
 	case <-accepted:
-		t.Fatal("a third connection was accepted while two were open")
+		require.FailNow(t, "a third connection was accepted while two were open")
 	case <-time.After(200 * time.Millisecond):
 	}
 	require.NoError(t, open[0].Close())
@@ -148,7 +148,7 @@ func TestLimitListener(t *testing.T) {
 	case c := <-accepted:
 		c.Close()
 	case <-time.After(10 * time.Second):
-		t.Fatal("the third connection was not accepted after one closed")
+		require.FailNow(t, "the third connection was not accepted after one closed")
 	}
 	_ = open[1].Close()
 }

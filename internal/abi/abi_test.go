@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestEnvelopeRoundTrip(t *testing.T) {
@@ -34,14 +37,10 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 			got := string(res)
 			if err != nil {
 				e, ok := errors.AsType[*Error](err)
-				if !ok {
-					t.Fatalf("error %v is not an *Error", err)
-				}
+				require.True(t, ok, "error %v is not an *Error", err)
 				got = "error:" + e.Code
 			}
-			if got != tt.want {
-				t.Errorf("DecodeResponse(%.80s) = %s, want %s", tt.in, got, tt.want)
-			}
+			assert.Equal(t, tt.want, got, "DecodeResponse(%.80s)", tt.in)
 		})
 	}
 }
@@ -50,9 +49,9 @@ func TestEncodeErrorCutsLongMessages(t *testing.T) {
 	b := EncodeError(&Error{Code: CodeInternal, Message: strings.Repeat("é", maxMessage)})
 	_, err := DecodeResponse(b)
 	e, _ := errors.AsType[*Error](err)
-	if e == nil || len(e.Message) > maxMessage+3 || !strings.HasSuffix(e.Message, "...") {
-		t.Fatalf("got %v", err)
-	}
+	require.NotNil(t, e, "got %v, want an *Error", err)
+	require.LessOrEqual(t, len(e.Message), maxMessage+3, "bytes of the message")
+	require.True(t, strings.HasSuffix(e.Message, "..."), "the message does not end in ...")
 }
 
 func TestCheckJSON(t *testing.T) {
@@ -74,10 +73,12 @@ func TestCheckJSON(t *testing.T) {
 	for _, tt := range tests {
 		err := CheckJSON([]byte(tt.in))
 		switch {
-		case tt.want == nil && err != nil, tt.want != nil && err == nil:
-			t.Errorf("CheckJSON(%.40q) = %v, want %v", tt.in, err, tt.want)
-		case tt.want != nil && !errors.Is(tt.want, errAny) && !errors.Is(err, tt.want):
-			t.Errorf("CheckJSON(%.40q) = %v, want %v", tt.in, err, tt.want)
+		case tt.want == nil:
+			assert.NoError(t, err, "CheckJSON(%.40q)", tt.in)
+		case errors.Is(tt.want, errAny):
+			assert.Error(t, err, "CheckJSON(%.40q)", tt.in)
+		default:
+			assert.ErrorIs(t, err, tt.want, "CheckJSON(%.40q)", tt.in)
 		}
 	}
 }
@@ -88,16 +89,10 @@ func TestReadResult(t *testing.T) {
 	for _, data := range [][]byte{[]byte("hello"), {0xff, 0, 1}, {}} {
 		b := EncodeResult(NewReadResult(data))
 		raw, err := DecodeResponse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var r ReadResult
-		if err := Decode(raw, &r); err != nil {
-			t.Fatal(err)
-		}
-		if string(r.Bytes()) != string(data) {
-			t.Errorf("round trip of %q gave %q (%s)", data, r.Bytes(), b)
-		}
+		require.NoError(t, Decode(raw, &r))
+		assert.Equal(t, string(data), string(r.Bytes()), "round trip of %q (%s)", data, b)
 	}
 }
 
@@ -121,9 +116,7 @@ func FuzzDecodeResponse(f *testing.F) {
 			return
 		}
 		res2, err := DecodeResponse(EncodeResult(res))
-		if err != nil {
-			t.Fatalf("re-encoded result of %q does not decode: %v", b, err)
-		}
+		require.NoError(t, err, "re-encoded result of %q does not decode", b)
 		var v1, v2 any
 		if json.Unmarshal(res, &v1) != nil || json.Unmarshal(res2, &v2) != nil {
 			t.Fatalf("result %q is not JSON", res)

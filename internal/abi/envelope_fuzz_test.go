@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // envelopeTypes are the payloads of both directions: the requests a guest
@@ -76,13 +78,9 @@ func FuzzDecodePayload(f *testing.F) {
 			return
 		}
 		enc, err := json.Marshal(v)
-		if err != nil {
-			t.Fatalf("decoded %T from %q does not encode: %v", v, b, err)
-		}
+		require.NoError(t, err, "decoded %T from %q does not encode", v, b)
 		v2 := newV()
-		if err := Decode(enc, v2); err != nil {
-			t.Fatalf("%T %q decoded, but its encoding %s does not: %v", v, b, enc, err)
-		}
+		require.NoError(t, Decode(enc, v2), "%T %q decoded, but its encoding %s does not", v, b, enc)
 		enc2, err := json.Marshal(v2)
 		if err != nil || !bytes.Equal(enc, enc2) {
 			t.Fatalf("%T round trip not stable: %s then %s (%v)", v, enc, enc2, err)

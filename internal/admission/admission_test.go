@@ -49,7 +49,7 @@ func TestAdmitFIFO(t *testing.T) {
 			for j, other := range waiting[i:] {
 				select {
 				case <-other:
-					t.Fatalf("waiter %d admitted before its turn", i+j)
+					require.FailNow(t, "a waiter was admitted before its turn", "waiter %d", i+j)
 				default:
 				}
 			}
@@ -75,7 +75,7 @@ func TestAdmitFIFO(t *testing.T) {
 		synctest.Wait()
 		select {
 		case <-small:
-			t.Fatal("a later run overtook one waiting ahead of it")
+			require.FailNow(t, "a later run overtook one waiting ahead of it")
 		default:
 		}
 		hold()
@@ -135,7 +135,7 @@ func TestAdmitCancel(t *testing.T) {
 		assert.Contains(t, h.err.Error(), "waiting for a turn to run")
 		select {
 		case <-next:
-			t.Fatal("admitted past the run bound")
+			require.FailNow(t, "admitted past the run bound")
 		default:
 		}
 		hold()

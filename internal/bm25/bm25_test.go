@@ -1,12 +1,11 @@
 package bm25
 
 import (
-	"math"
+	"cmp"
 	"testing"
 
-	"cmp"
-
-	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTokenize(t *testing.T) {
@@ -25,9 +24,7 @@ func TestTokenize(t *testing.T) {
 		{"  ...  ", nil},
 	}
 	for _, tt := range tests {
-		if diff := gocmp.Diff(tt.want, Tokenize(tt.in, nil)); diff != "" {
-			t.Errorf("Tokenize(%q) mismatch (-want +got):\n%s", tt.in, diff)
-		}
+		assert.Equal(t, tt.want, Tokenize(tt.in, nil), "Tokenize(%q)", tt.in)
 	}
 }
 
@@ -38,37 +35,27 @@ func TestScores(t *testing.T) {
 		{{"git-log"}, {"Show history."}},
 		{}, // no fields at all
 	})
-	if ix.Len() != 4 {
-		t.Fatalf("Len = %d, want 4", ix.Len())
-	}
+	require.Equal(t, 4, ix.Len(), "Len")
 	s := ix.Scores("PDFs")
-	if !(s[0] > s[1] && s[1] > 0 && s[2] == 0 && s[3] == 0) {
-		t.Errorf("Scores(PDFs) = %v, want name match > description match > 0 = 0", s)
-	}
-	if a, b := ix.Scores("pdf csv"), ix.Scores("csv pdf pdf"); !gocmp.Equal(a, b) {
-		t.Errorf("word order or repetition changed scores: %v, %v", a, b)
-	}
+	const want = "Scores(PDFs) = %v, want name match > description match > 0 = 0"
+	assert.Greater(t, s[0], s[1], want, s)
+	assert.Positive(t, s[1], want, s)
+	assert.Zero(t, s[2], want, s)
+	assert.Zero(t, s[3], want, s)
+	assert.Equal(t, ix.Scores("pdf csv"), ix.Scores("csv pdf pdf"), "word order or repetition changed scores")
 	// One score per document, each zero: a loop over an empty result
 	// would check nothing.
 	unknown := ix.Scores("zzz")
-	if len(unknown) != ix.Len() {
-		t.Fatalf("Scores(zzz) has %d scores for %d documents: %v", len(unknown), ix.Len(), unknown)
-	}
+	require.Len(t, unknown, ix.Len(), "Scores(zzz): one score per document")
 	for _, v := range unknown {
-		if v != 0 || math.IsNaN(v) {
-			t.Errorf("unknown word scored %v", v)
-		}
+		assert.Zero(t, v, "unknown word scored") // NaN is not zero either
 	}
-	if got := Rank(ix.Scores("pdf"), nil, 0); !gocmp.Equal(got, []int{0, 1}) {
-		t.Errorf("Rank = %v, want [0 1]", got)
-	}
+	assert.Equal(t, []int{0, 1}, Rank(ix.Scores("pdf"), nil, 0), "Rank")
 }
 
 func TestEmptyIndex(t *testing.T) {
 	ix := New([]float64{1}, nil)
-	if got := ix.Scores("anything"); len(got) != 0 {
-		t.Errorf("Scores on empty index = %v", got)
-	}
+	assert.Empty(t, ix.Scores("anything"), "Scores on empty index")
 }
 
 func TestRegexpScores(t *testing.T) {
@@ -78,34 +65,22 @@ func TestRegexpScores(t *testing.T) {
 		{{"Pdf"}, {"pdf"}},
 	})
 	re, err := CompileRegexp("pdf", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := gocmp.Diff([]float64{3, 1, 4}, ix.RegexpScores(re)); diff != "" {
-		t.Errorf("RegexpScores mismatch (-want +got):\n%s", diff)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []float64{3, 1, 4}, ix.RegexpScores(re), "RegexpScores")
 	re, _ = CompileRegexp("(?-i)Pdf", 100)
-	if diff := gocmp.Diff([]float64{0, 0, 3}, ix.RegexpScores(re)); diff != "" {
-		t.Errorf("case-sensitive RegexpScores mismatch (-want +got):\n%s", diff)
-	}
-	if _, err := CompileRegexp("(bad", 100); err == nil {
-		t.Error("CompileRegexp((bad) succeeded")
-	}
-	if _, err := CompileRegexp("aaaa", 3); err == nil {
-		t.Error("CompileRegexp over maxLen succeeded")
-	}
+	assert.Equal(t, []float64{0, 0, 3}, ix.RegexpScores(re), "case-sensitive RegexpScores")
+	_, err = CompileRegexp("(bad", 100)
+	assert.Error(t, err, "CompileRegexp((bad) succeeded")
+	_, err = CompileRegexp("aaaa", 3)
+	assert.Error(t, err, "CompileRegexp over maxLen succeeded")
 }
 
 func TestRank(t *testing.T) {
 	scores := []float64{1, 0, 2, 1, 1}
 	names := []string{"b", "x", "c", "a", "b"}
 	tie := func(i, j int) int { return cmp.Compare(names[i], names[j]) }
-	if diff := gocmp.Diff([]int{2, 3, 0, 4}, Rank(scores, tie, -1)); diff != "" {
-		t.Errorf("Rank mismatch (-want +got):\n%s", diff)
-	}
-	if diff := gocmp.Diff([]int{2, 3}, Rank(scores, tie, 2)); diff != "" {
-		t.Errorf("Rank limit 2 mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []int{2, 3, 0, 4}, Rank(scores, tie, -1), "Rank")
+	assert.Equal(t, []int{2, 3}, Rank(scores, tie, 2), "Rank limit 2")
 }
 
 func TestGlossary(t *testing.T) {
@@ -124,9 +99,7 @@ func TestGlossary(t *testing.T) {
 		{nil, nil},
 	}
 	for _, tt := range tests {
-		if diff := gocmp.Diff(tt.want, Glossary(tt.texts...)); diff != "" {
-			t.Errorf("Glossary(%q) mismatch (-want +got):\n%s", tt.texts, diff)
-		}
+		assert.Equal(t, tt.want, Glossary(tt.texts...), "Glossary(%q)", tt.texts)
 	}
 }
 
@@ -140,22 +113,15 @@ func TestSynonyms(t *testing.T) {
 		{{"bake bread"}},
 	})
 	s := ix.Scores("link")
-	if !(s[1] > 0 && s[0] > 0 && s[2] == 0) {
-		t.Fatalf("scores %v: want the link and the url documents found, not the bread one", s)
-	}
-	if math.Abs(s[0]-expandWeight*s[1]) > 1e-9 {
-		t.Errorf("the synonym scored %v; want %v × the word's %v", s[0], expandWeight, s[1])
-	}
+	const found = "scores %v: want the link and the url documents found, not the bread one"
+	require.Positive(t, s[1], found, s)
+	require.Positive(t, s[0], found, s)
+	require.Zero(t, s[2], found, s)
+	assert.InDelta(t, expandWeight*s[1], s[0], 1e-9, "the synonym's score; want %v × the word's %v", expandWeight, s[1])
 	// A word of the query is never also counted as a synonym of another.
 	both := ix.Scores("link url")
-	if math.Abs(both[0]-both[1]) > 1e-9 {
-		t.Errorf("link url: %v; want the two documents equal", both)
-	}
+	assert.InDelta(t, both[1], both[0], 1e-9, "link url: %v; want the two documents equal", both)
 	terms, weights := expand("links URL")
-	if diff := gocmp.Diff([]string{"address", "hyperlink", "link", "url"}, terms); diff != "" {
-		t.Errorf("expand terms (-want +got):\n%s", diff)
-	}
-	if diff := gocmp.Diff([]float64{expandWeight, expandWeight, 1, 1}, weights); diff != "" {
-		t.Errorf("expand weights (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"address", "hyperlink", "link", "url"}, terms, "expand terms")
+	assert.Equal(t, []float64{expandWeight, expandWeight, 1, 1}, weights, "expand weights")
 }

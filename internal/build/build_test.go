@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/sandbox"
 )
 
@@ -43,9 +46,7 @@ func requireToolchain(t *testing.T, err error) {
 func copySkill(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", name))); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("testdata", name))))
 	return dir
 }
 
@@ -59,6 +60,9 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 func TestScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds a Go, a C and a Rust skill and runs each (3 s); the full suite runs it")
+	}
 	for _, tc := range []struct {
 		lang  string
 		tools []string
@@ -78,32 +82,21 @@ func TestScript(t *testing.T) {
 			if errors.Is(err, ErrToolchainMissing) {
 				requireToolchain(t, err)
 			}
-			if err != nil {
-				t.Fatalf("Script: %v", err)
-			}
+			require.NoError(t, err, "Script")
 			data, err := os.ReadFile(filepath.Join(dir, "scripts", "hello.wasm"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.HasPrefix(data, []byte("\x00asm")) {
-				t.Fatalf("output starts %q, want a WebAssembly module", data[:min(len(data), 8)])
-			}
+			require.NoError(t, err)
+			require.True(t, bytes.HasPrefix(data, []byte("\x00asm")), "output starts %q, want a WebAssembly module", data[:min(len(data), 8)])
 			// The module runs, sandboxed, and says what its source says.
-			if got, want := runModule(t, data), "hello from "+map[string]string{"go": "Go", "c": "C", "rust": "Rust"}[tc.lang]+"\n"; got != want {
-				t.Errorf("the built module printed %q, want %q", got, want)
-			}
+			want := "hello from " + map[string]string{"go": "Go", "c": "C", "rust": "Rust"}[tc.lang] + "\n"
+			assert.Equal(t, want, runModule(t, data), "the built module's output")
 			// Nothing but the module is left in its folder.
 			entries, err := os.ReadDir(filepath.Join(dir, "scripts"))
-			if err != nil {
-				t.Fatal(err)
+			require.NoError(t, err)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
 			}
-			if len(entries) != 1 {
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				t.Errorf("scripts/ holds %v, want only hello.wasm", names)
-			}
+			assert.Equal(t, []string{"hello.wasm"}, names, "scripts/ holds")
 		})
 	}
 }
@@ -117,19 +110,14 @@ func runModule(t *testing.T, wasm []byte) string {
 	// of seconds under the race detector, and the build is under test
 	// here, not the engine.
 	r, err := sandbox.New(ctx, &sandbox.Options{NoCache: true, Interpreter: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close(ctx)
 	m, err := r.Compile(ctx, wasm)
-	if err != nil {
-		t.Fatalf("compiling the built module: %v", err)
-	}
+	require.NoError(t, err, "compiling the built module")
 	var stdout, stderr bytes.Buffer
 	res, err := m.Run(ctx, &sandbox.RunConfig{Name: "hello", Stdout: &stdout, Stderr: &stderr})
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("running the built module: %v (exit %d, stderr %q)", err, res.ExitCode, stderr.String())
-	}
+	require.NoError(t, err, "running the built module: stderr %q", stderr.String())
+	require.Zero(t, res.ExitCode, "running the built module: exit code; stderr %q", stderr.String())
 	return stdout.String()
 }
 
@@ -139,27 +127,18 @@ func runModule(t *testing.T, wasm []byte) string {
 func TestOutputSymlinkReplaced(t *testing.T) {
 	requireTool(t, "go")
 	dir := copySkill(t, "go")
-	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "scripts"), 0o755))
 	victim := filepath.Join(dir, "src", "main.go")
 	before, err := os.ReadFile(victim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../src/main.go", filepath.Join(dir, "scripts", "hello.wasm")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink("../src/main.go", filepath.Join(dir, "scripts", "hello.wasm")))
 	err = Script(t.Context(), dir, "hello:go", Target{Lang: "go", Dir: "src", Output: "scripts/hello.wasm"}, nil)
-	if err != nil {
-		t.Fatalf("Script: %v", err)
-	}
-	if after, _ := os.ReadFile(victim); !bytes.Equal(after, before) {
-		t.Errorf("the build wrote through the symlink into src/main.go")
-	}
+	require.NoError(t, err, "Script")
+	after, _ := os.ReadFile(victim)
+	assert.Equal(t, before, after, "the build wrote through the symlink into src/main.go")
 	fi, err := os.Lstat(filepath.Join(dir, "scripts", "hello.wasm"))
-	if err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("scripts/hello.wasm: %v, %v; want the module as a regular file", fi, err)
+	if assert.NoError(t, err, "scripts/hello.wasm") {
+		assert.True(t, fi.Mode().IsRegular(), "scripts/hello.wasm is %v; want the module as a regular file", fi.Mode())
 	}
 }
 
@@ -178,20 +157,13 @@ func TestToolchainMissing(t *testing.T) {
 		t.Run(tc.lang, func(t *testing.T) {
 			dir := copySkill(t, tc.lang)
 			err := Script(t.Context(), dir, "hello:"+tc.lang, Target{Lang: tc.lang, Dir: "src", Output: "scripts/hello.wasm"}, nil)
-			if !errors.Is(err, ErrToolchainMissing) {
-				t.Fatalf("err = %v, want ErrToolchainMissing", err)
-			}
+			require.ErrorIs(t, err, ErrToolchainMissing)
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
+				assert.ErrorContains(t, err, w, "the error does not mention it")
 			}
-			if !strings.HasPrefix(err.Error(), "hello:"+tc.lang+": ") {
-				t.Errorf("error %q does not start with the script's name", err)
-			}
-			if _, err := os.Stat(filepath.Join(dir, "scripts", "hello.wasm")); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("module written despite the error (stat: %v)", err)
-			}
+			assert.True(t, strings.HasPrefix(err.Error(), "hello:"+tc.lang+": "), "error %q does not start with the script's name", err)
+			_, err = os.Stat(filepath.Join(dir, "scripts", "hello.wasm"))
+			assert.ErrorIs(t, err, os.ErrNotExist, "module written despite the error")
 		})
 	}
 }
@@ -201,13 +173,9 @@ func TestToolchainMissing(t *testing.T) {
 func TestConfined(t *testing.T) {
 	base := t.TempDir()
 	outside := filepath.Join(base, "outside")
-	if err := os.Mkdir(outside, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(outside, 0o755))
 	dir := filepath.Join(base, "skill")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "go"))); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "go"))))
 	if err := os.Symlink(outside, filepath.Join(dir, "escape")); err != nil {
 		t.Skipf("symlinks unsupported: %v", err)
 	}
@@ -234,22 +202,20 @@ func TestConfined(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Script(t.Context(), dir, "s:x", tc.target, nil)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want one containing %q", err, tc.want)
-			}
-			if errors.Is(err, ErrToolchainMissing) {
-				t.Errorf("err matches ErrToolchainMissing")
-			}
+			require.ErrorContains(t, err, tc.want)
+			assert.NotErrorIs(t, err, ErrToolchainMissing)
 		})
 	}
-	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
-		t.Errorf("something was written outside the skill: %v", entries)
-	}
+	entries, _ := os.ReadDir(outside)
+	assert.Empty(t, entries, "something was written outside the skill")
 }
 
 // TestBuildFailure checks that a compile error is reported with the
 // compiler's message and leaves the previous module in place.
 func TestBuildFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a failing build in each language (1.3 s); the full suite runs it")
+	}
 	for _, tc := range []struct {
 		lang, file, src, want string
 	}{
@@ -259,29 +225,18 @@ func TestBuildFailure(t *testing.T) {
 		t.Run(tc.lang, func(t *testing.T) {
 			requireTool(t, map[string]string{"go": "go", "c": "clang"}[tc.lang])
 			dir := copySkill(t, tc.lang)
-			if err := os.WriteFile(filepath.Join(dir, "src", tc.file), []byte(tc.src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "src", tc.file), []byte(tc.src), 0o644))
 			old := filepath.Join(dir, "scripts", "hello.wasm")
-			if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(old, []byte("\x00asm previous"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(filepath.Dir(old), 0o755))
+			require.NoError(t, os.WriteFile(old, []byte("\x00asm previous"), 0o644))
 			err := Script(t.Context(), dir, "hello:"+tc.lang, Target{Lang: tc.lang, Dir: "src", Output: "scripts/hello.wasm"}, nil)
 			if errors.Is(err, ErrToolchainMissing) {
 				requireToolchain(t, err)
 			}
-			if err == nil {
-				t.Fatal("Script succeeded on a broken source")
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not quote the compiler's message %q", err, tc.want)
-			}
-			if data, _ := os.ReadFile(old); string(data) != "\x00asm previous" {
-				t.Errorf("previous module replaced by %q", data[:min(len(data), 16)])
-			}
+			require.Error(t, err, "Script succeeded on a broken source")
+			assert.ErrorContains(t, err, tc.want, "the error does not quote the compiler's message")
+			data, _ := os.ReadFile(old)
+			assert.True(t, string(data) == "\x00asm previous", "previous module replaced by %q", data[:min(len(data), 16)])
 		})
 	}
 }
@@ -293,38 +248,29 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	err := Script(ctx, dir, "hello:go", Target{Lang: "go", Dir: "src", Output: "scripts/hello.wasm"}, nil)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
+	require.ErrorIs(t, err, context.Canceled)
 }
 
 // TestCHeaders: headers passed in Options are on a C script's include path
 // (how skillrun.h reaches C skills), and a header name cannot be a path.
 func TestCHeaders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: three confined C builds (3 s); the full suite runs it")
+	}
 	requireTool(t, "clang")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(src, 0o755))
 	code := "#include \"answer.h\"\nint main(void) { return ANSWER - 42; }\n"
-	if err := os.WriteFile(filepath.Join(src, "main.c"), []byte(code), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(src, "main.c"), []byte(code), 0o644))
 	target := Target{Lang: "c", Dir: "src", Output: "scripts/a.wasm"}
 	err := Script(t.Context(), dir, "a:c", target, &Options{})
 	if errors.Is(err, ErrToolchainMissing) {
 		requireToolchain(t, err)
 	}
-	if err == nil || !strings.Contains(err.Error(), "answer.h") {
-		t.Fatalf("without the header: %v, want a missing answer.h", err)
-	}
+	require.ErrorContains(t, err, "answer.h", "without the header: want a missing answer.h")
 	err = Script(t.Context(), dir, "a:c", target, &Options{CHeaders: map[string][]byte{"answer.h": []byte("#define ANSWER 42\n")}})
-	if err != nil {
-		t.Fatalf("with the header: %v", err)
-	}
+	require.NoError(t, err, "with the header")
 	err = Script(t.Context(), dir, "a:c", target, &Options{CHeaders: map[string][]byte{"../answer.h": []byte("")}})
-	if err == nil || !strings.Contains(err.Error(), "plain file name") {
-		t.Fatalf("header path: %v", err)
-	}
+	require.ErrorContains(t, err, "plain file name", "header path")
 }

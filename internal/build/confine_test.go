@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/internal/testkit"
 )
 
@@ -28,12 +31,8 @@ func hostSecret(t *testing.T) (path, secret string) {
 	_, _ = rand.Read(b)
 	secret = "SECRET-" + hex.EncodeToString(b)
 	path = filepath.Join(t.TempDir(), "host", "secret.txt")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(secret), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(secret), 0o644))
 	return path, secret
 }
 
@@ -43,12 +42,8 @@ func writeSkill(t *testing.T, files map[string]string) string {
 	dir := filepath.Join(t.TempDir(), "skill")
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	return dir
 }
@@ -77,14 +72,10 @@ func assertNoSecret(t *testing.T, dir, secret string) {
 		if err != nil {
 			return err
 		}
-		if bytes.Contains(data, []byte(secret)) {
-			t.Errorf("%s holds the host's secret", p)
-		}
+		assert.False(t, bytes.Contains(data, []byte(secret)), "%s holds the host's secret", p)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 // TestHostileSkillBuild builds skills whose sources try to read a host
@@ -92,6 +83,9 @@ func assertNoSecret(t *testing.T, dir, secret string) {
 // and nothing in the skill folder holds the secret. Without confinement
 // the C and Rust skills built modules that carried the secret.
 func TestHostileSkillBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: confined builds of hostile Go, C and Rust skills (3 s); the full suite runs it")
+	}
 	secretPath, secret := hostSecret(t)
 	size := strconv.Itoa(len(secret) + 1) // the symbol's size, for wasm-ld
 	for _, tc := range []struct {
@@ -209,9 +203,7 @@ func main() { fmt.Println(loot.Stolen) }
 
 			dir := writeSkill(t, tc.files)
 			if tc.link[0] != "" {
-				if err := os.Symlink(tc.link[1], filepath.Join(dir, filepath.FromSlash(tc.link[0]))); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.Symlink(tc.link[1], filepath.Join(dir, filepath.FromSlash(tc.link[0]))))
 			}
 			target := Target{Lang: tc.lang, Dir: "src", Output: "scripts/steal.wasm"}
 			err := Script(t.Context(), dir, "steal:x", target, &Options{Stdout: testWriter{t}})
@@ -220,17 +212,12 @@ func main() { fmt.Println(loot.Stolen) }
 			}
 			assertNoSecret(t, dir, secret)
 			t.Logf("error: %v", err)
-			if err == nil {
-				t.Fatal("the hostile skill built; want an error")
-			}
+			require.Error(t, err, "the hostile skill built; want an error")
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error does not mention %q:\n%v", w, err)
-				}
+				assert.ErrorContains(t, err, w, "the error does not mention it")
 			}
-			if _, serr := os.Stat(filepath.Join(dir, "scripts", "steal.wasm")); !errors.Is(serr, fs.ErrNotExist) {
-				t.Errorf("a module was written despite the error (stat: %v)", serr)
-			}
+			_, serr := os.Stat(filepath.Join(dir, "scripts", "steal.wasm"))
+			assert.ErrorIs(t, serr, fs.ErrNotExist, "a module was written despite the error")
 		})
 	}
 }
@@ -256,9 +243,7 @@ func TestGoBuildFetchesNothing(t *testing.T) {
 				"src/main.go": "package main\n\n" + imp + "func main() {}\n",
 			})
 			err := Script(t.Context(), dir, "m:x", Target{Lang: "go", Dir: "src", Output: "m.wasm"}, nil)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want one containing %q", err, tc.want)
-			}
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }
@@ -275,9 +260,7 @@ func TestSandboxDenies(t *testing.T) {
 	secretPath, secret := hostSecret(t)
 	work := t.TempDir()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer ln.Close()
 	accepted := testkit.Accepted(ln)
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -291,40 +274,31 @@ func TestSandboxDenies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd, err := sandboxCommand(t.Context(), sh, []string{"-c", tc.script}, []string{"PATH=/usr/bin:/bin"}, systemRO, []string{work})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			out, err := cmd.CombinedOutput()
 			t.Logf("%s: %v\n%s", tc.script, err, out)
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() == 125 {
-				t.Fatalf("err = %v, want the command to fail inside the sandbox", err)
-			}
-			if bytes.Contains(out, []byte(secret)) || bytes.Contains(out, []byte("connected")) {
-				t.Errorf("the confined command got through: %s", out)
-			}
-			if !bytes.Contains(out, []byte("ermission denied")) {
-				t.Errorf("output %q does not say permission denied", out)
-			}
+			require.ErrorAs(t, err, &ee, "want the command to fail inside the sandbox")
+			require.NotEqual(t, 125, ee.ExitCode(), "want the command to fail inside the sandbox, not the sandbox to fail")
+			assert.NotContains(t, string(out), secret, "the confined command got through")
+			assert.NotContains(t, string(out), "connected", "the confined command got through")
+			assert.Contains(t, string(out), "ermission denied", "the output does not say permission denied")
 		})
 	}
-	if _, err := os.Stat(outside); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the confined command wrote outside its folder (stat: %v)", err)
-	}
+	_, err = os.Stat(outside)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the confined command wrote outside its folder")
 	select {
 	case <-accepted:
-		t.Error("the confined command connected to the loopback server")
+		assert.Fail(t, "the confined command connected to the loopback server")
 	case <-time.After(100 * time.Millisecond):
 	}
 	// The same command in its own folder works: the denials are the
 	// confinement's, not a broken sandbox.
 	cmd, err := sandboxCommand(t.Context(), sh, []string{"-c", "echo ok > " + filepath.Join(work, "f") + " && cat " + filepath.Join(work, "f")}, nil, systemRO, []string{work})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "ok\n" {
-		t.Fatalf("inside its folder: %v %q", err, out)
-	}
+	require.NoError(t, err)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "inside its folder: %q", out)
+	require.Equal(t, "ok\n", string(out), "inside its folder")
 }
 
 // TestUnconfinedRefused: where Landlock is unavailable a build fails with
@@ -336,22 +310,17 @@ func TestUnconfinedRefused(t *testing.T) {
 	landlockVersionFunc = func() (int, error) { return 0, syscall.ENOSYS }
 	dir := copySkill(t, "go")
 	err := Script(t.Context(), dir, "hello:go", Target{Lang: "go", Dir: "src", Output: "scripts/hello.wasm"}, nil)
-	if !errors.Is(err, ErrUnconfined) || !strings.Contains(err.Error(), "--unconfined") {
-		t.Fatalf("err = %v, want ErrUnconfined naming --unconfined", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "scripts")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("something was written (stat: %v)", err)
-	}
+	require.ErrorIs(t, err, ErrUnconfined)
+	require.ErrorContains(t, err, "--unconfined")
+	_, serr := os.Stat(filepath.Join(dir, "scripts"))
+	assert.ErrorIs(t, serr, fs.ErrNotExist, "something was written")
 	landlockVersionFunc = func() (int, error) { return 3, nil }
 	err = Script(t.Context(), dir, "hello:go", Target{Lang: "go", Dir: "src", Output: "scripts/hello.wasm"}, nil)
-	if !errors.Is(err, ErrUnconfined) || !strings.Contains(err.Error(), "ABI is 3") {
-		t.Fatalf("ABI 3: err = %v, want ErrUnconfined naming the ABI", err)
-	}
+	require.ErrorIs(t, err, ErrUnconfined, "ABI 3")
+	require.ErrorContains(t, err, "ABI is 3", "ABI 3: want the ABI named")
 	// Asked for, the build runs unconfined.
 	err = Script(t.Context(), dir, "hello:go", Target{Lang: "go", Dir: "src", Output: "scripts/hello.wasm"}, &Options{Unconfined: true})
-	if err != nil {
-		t.Fatalf("Unconfined: %v", err)
-	}
+	require.NoError(t, err, "Unconfined")
 }
 
 // TestCopyTreeBounds: the copy of a skill folder refuses special files (a
@@ -370,25 +339,19 @@ func TestCopyTreeBounds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, err := os.OpenRoot(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer root.Close()
 			err = copyTree(root, filepath.Join(t.TempDir(), "copy"), tc.lim)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want one containing %q", err, tc.want)
-			}
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 	t.Run("fifo", func(t *testing.T) {
-		if err := mkfifo(filepath.Join(dir, "d1", "pipe")); err != nil {
+		if err := testkit.Mkfifo(filepath.Join(dir, "d1", "pipe")); err != nil {
 			t.Skipf("no FIFOs here: %v", err)
 		}
 		defer os.Remove(filepath.Join(dir, "d1", "pipe"))
 		err := Script(t.Context(), dir, "p:x", Target{Lang: "c", Dir: "d1", Output: "p.wasm"}, nil)
-		if err == nil || !strings.Contains(err.Error(), "d1/pipe in the skill folder is a special file") {
-			t.Fatalf("err = %v, want the FIFO refused", err)
-		}
+		require.ErrorContains(t, err, "d1/pipe in the skill folder is a special file", "want the FIFO refused")
 	})
 }
 
@@ -398,38 +361,20 @@ func TestCopyTreeBounds(t *testing.T) {
 func TestGoEnclosingModule(t *testing.T) {
 	requireTool(t, "go")
 	base := t.TempDir()
-	if err := os.WriteFile(filepath.Join(base, "go.mod"), []byte("module example.com/project\n\ngo 1.21\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(base, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(base, "lib", "lib.go"), []byte("package lib\n\nconst Greeting = \"hello from the project\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(base, "go.mod"), []byte("module example.com/project\n\ngo 1.21\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "lib"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(base, "lib", "lib.go"), []byte("package lib\n\nconst Greeting = \"hello from the project\"\n"), 0o644))
 	skill := filepath.Join(base, "skills", "greet")
-	if err := os.MkdirAll(filepath.Join(skill, "src"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(skill, "src"), 0o755))
 	src := "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/project/lib\"\n)\n\nfunc main() { fmt.Println(lib.Greeting) }\n"
-	if err := os.WriteFile(filepath.Join(skill, "src", "main.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(skill, "src", "main.go"), []byte(src), 0o644))
 	var notice bytes.Buffer
 	err := Script(t.Context(), skill, "greet:x", Target{Lang: "go", Dir: "src", Output: "greet.wasm"}, &Options{Stderr: &notice})
-	if err != nil {
-		t.Fatalf("Script: %v", err)
-	}
-	if want := "builds as a package of the Go module " + filepath.Join(base, "go.mod"); !strings.Contains(notice.String(), want) {
-		t.Errorf("stderr %q does not say %q", notice.String(), want)
-	}
+	require.NoError(t, err, "Script")
+	assert.Contains(t, notice.String(), "builds as a package of the Go module "+filepath.Join(base, "go.mod"), "stderr")
 	data, err := os.ReadFile(filepath.Join(skill, "greet.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := runModule(t, data); got != "hello from the project\n" {
-		t.Errorf("the module printed %q", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "hello from the project\n", runModule(t, data), "the module's output")
 
 }
 
@@ -438,43 +383,33 @@ func TestGoEnclosingModule(t *testing.T) {
 // the private copy; the skill folder gains only the output, and an import
 // outside the standard library says how to make a module.
 func TestGoBuildAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: two confined Go builds and a failing one (1.6 s); the full suite runs it")
+	}
 	requireTool(t, "go")
 	for _, dir := range []string{"src", "."} {
 		alone := writeSkill(t, map[string]string{path.Join(dir, "main.go"): "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"alone\") }\n"})
 		var notice bytes.Buffer
 		err := Script(t.Context(), alone, "alone:x", Target{Lang: "go", Dir: dir, Output: "a.wasm"}, &Options{Stderr: &notice})
-		if err != nil {
-			t.Fatalf("dir %q: Script: %v", dir, err)
-		}
-		if want := "builds as a module of its own"; !strings.Contains(notice.String(), want) {
-			t.Errorf("dir %q: stderr %q does not say %q", dir, notice.String(), want)
-		}
-		if _, err := os.Stat(filepath.Join(alone, dir, "go.mod")); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("dir %q: a go.mod appeared in the skill folder (err %v)", dir, err)
-		}
+		require.NoError(t, err, "dir %q: Script", dir)
+		assert.Contains(t, notice.String(), "builds as a module of its own", "dir %q: stderr", dir)
+		_, err = os.Stat(filepath.Join(alone, dir, "go.mod"))
+		assert.ErrorIs(t, err, fs.ErrNotExist, "dir %q: a go.mod appeared in the skill folder", dir)
 		data, err := os.ReadFile(filepath.Join(alone, "a.wasm"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := runModule(t, data); got != "alone\n" {
-			t.Errorf("dir %q: the module printed %q", dir, got)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, "alone\n", runModule(t, data), "dir %q: the module's output", dir)
 	}
 
 	other := writeSkill(t, map[string]string{"src/main.go": "package main\n\nimport _ \"example.com/elsewhere\"\n\nfunc main() {}\n"})
 	err := Script(t.Context(), other, "other:x", Target{Lang: "go", Dir: "src", Output: "a.wasm"}, nil)
-	if err == nil || !strings.Contains(err.Error(), `build.dir "src" has no go.mod, so it can import only the standard library`) {
-		t.Fatalf("err = %v, want one saying how to use other modules", err)
-	}
+	require.ErrorContains(t, err, `build.dir "src" has no go.mod, so it can import only the standard library`, "want an error saying how to use other modules")
 }
 
 func TestGoLanguageVersion(t *testing.T) {
 	for in, want := range map[string]string{
 		"go1.26.8": "1.26", "go1.27rc1": "1.27", "go1.22": "1.22", "devel": "1.21", "": "1.21", "go1.": "1.21",
 	} {
-		if got := goLanguageVersion(in); got != want {
-			t.Errorf("goLanguageVersion(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, goLanguageVersion(in), "goLanguageVersion(%q)", in)
 	}
 }
 
@@ -501,18 +436,13 @@ func TestCheckReplaces(t *testing.T) {
 		{"module m\nreplace a => /x => ./y\n", "go.mod:2: replace a => /x names a folder outside"},
 		{"module m\nreplace a => \"./lib/../../..\"\n", "leads outside"},
 	} {
-		if err := os.MkdirAll(mod, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(tc.gomod), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(mod, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte(tc.gomod), 0o644))
 		err := checkReplaces(mod, top, "go.mod")
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%q: %v, want it allowed", tc.gomod, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%q: %v, want an error containing %q", tc.gomod, err, tc.want)
+		if tc.want == "" {
+			assert.NoError(t, err, "%q: want it allowed", tc.gomod)
+		} else {
+			assert.ErrorContains(t, err, tc.want, "%q", tc.gomod)
 		}
 	}
 }
@@ -525,13 +455,9 @@ func FuzzCheckReplaces(f *testing.F) {
 	f.Add("replace a => /abs\n")
 	top := f.TempDir()
 	mod := filepath.Join(top, "src")
-	if err := os.MkdirAll(mod, 0o755); err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, os.MkdirAll(mod, 0o755))
 	f.Fuzz(func(t *testing.T, gomod string) {
-		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644))
 		if checkReplaces(mod, top, "go.mod") != nil {
 			return
 		}

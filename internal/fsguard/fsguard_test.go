@@ -3,13 +3,15 @@
 package fsguard
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fixture is a root folder holding a protected folder p/q/skill, links to
@@ -34,14 +36,10 @@ func fixture(t *testing.T) (dir, skill string, root *os.Root) {
 		os.Symlink("loop", filepath.Join(dir, "loop")),
 		os.Symlink("/", filepath.Join(dir, "out")),
 	} {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { root.Close() })
 	return dir, skill, root
 }
@@ -49,9 +47,8 @@ func fixture(t *testing.T) (dir, skill string, root *os.Root) {
 func TestGuardCheck(t *testing.T) {
 	dir, skill, root := fixture(t)
 	g, err := New(root, dir, []string{skill, filepath.Join(dir, "missing"), t.TempDir()})
-	if err != nil || g == nil {
-		t.Fatalf("New = %v, %v; want a guard", g, err)
-	}
+	require.NoError(t, err, "New")
+	require.NotNil(t, g, "New; want a guard")
 	tests := []struct {
 		name    string
 		follow  bool
@@ -76,13 +73,15 @@ func TestGuardCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := g.Check(root, tt.name, tt.follow)
-		if got != tt.want || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
-			t.Errorf("Check(%q, follow=%v) = %q, %v; want %q, %v", tt.name, tt.follow, got, err, tt.want, tt.wantErr)
+		assert.Equal(t, tt.want, got, "Check(%q, follow=%v)", tt.name, tt.follow)
+		if tt.wantErr == nil {
+			assert.NoError(t, err, "Check(%q, follow=%v)", tt.name, tt.follow)
+		} else {
+			assert.ErrorIs(t, err, tt.wantErr, "Check(%q, follow=%v)", tt.name, tt.follow)
 		}
 	}
-	if _, err := g.Check(root, "alias/mod.wasm", true); !errors.Is(err, fs.ErrPermission) {
-		t.Errorf("a refusal does not match fs.ErrPermission: %v", err)
-	}
+	_, err = g.Check(root, "alias/mod.wasm", true)
+	assert.ErrorIs(t, err, fs.ErrPermission, "a refusal does not match fs.ErrPermission")
 }
 
 // TestGuardNothingListed: with no protected folder in the root, a Guard
@@ -92,17 +91,16 @@ func TestGuardNothingListed(t *testing.T) {
 	dir, _, root := fixture(t)
 	for _, protected := range [][]string{nil, {t.TempDir()}, {filepath.Join(dir, "nope")}} {
 		g, err := New(root, dir, protected)
-		if err != nil || g == nil {
-			t.Fatalf("New(%v) = %v, %v; want a guard", protected, g, err)
-		}
-		if got, err := g.Check(root, "alias/mod.wasm", true); got != "p/q/skill/mod.wasm" || err != nil {
-			t.Errorf("New(%v): Check = %q, %v; want the resolved path", protected, got, err)
-		}
+		require.NoError(t, err, "New(%v)", protected)
+		require.NotNil(t, g, "New(%v); want a guard", protected)
+		got, err := g.Check(root, "alias/mod.wasm", true)
+		assert.NoError(t, err, "New(%v): Check", protected)
+		assert.Equal(t, "p/q/skill/mod.wasm", got, "New(%v): Check; want the resolved path", protected)
 	}
 	var g *Guard
-	if got, err := g.Check(root, "alias/mod.wasm", true); got != "alias/mod.wasm" || err != nil {
-		t.Errorf("nil guard Check = %q, %v", got, err)
-	}
+	got, err := g.Check(root, "alias/mod.wasm", true)
+	assert.NoError(t, err, "nil guard Check")
+	assert.Equal(t, "alias/mod.wasm", got, "nil guard Check")
 }
 
 // unlistedGuard opens dir as a root and returns it with its Guard, which
@@ -110,14 +108,10 @@ func TestGuardNothingListed(t *testing.T) {
 func unlistedGuard(t *testing.T, dir string) (*os.Root, *Guard) {
 	t.Helper()
 	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { root.Close() })
 	g, err := New(root, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return root, g
 }
 
@@ -130,16 +124,10 @@ func TestGuardSkillFolders(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"skills/victim/SKILL.md", "skills/victim/scripts/run.wasm", "skills/lower/skill.md", "skills/deep/a/b/c/SKILL.md", "free/x.txt", "new/scripts/run.wasm"} {
 		p := filepath.Join(dir, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
 	}
-	if err := os.Symlink("skills/victim", filepath.Join(dir, "alias")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink("skills/victim", filepath.Join(dir, "alias")))
 	root, g := unlistedGuard(t, dir)
 	tests := []struct {
 		name    string
@@ -162,13 +150,16 @@ func TestGuardSkillFolders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := g.Check(root, tt.name, tt.follow)
-		if refused := errors.Is(err, ErrProtected); refused != tt.refused || (!tt.refused && err != nil) {
-			t.Errorf("Check(%q) = %v; want refused=%v", tt.name, err, tt.refused)
+		if tt.refused {
+			assert.ErrorIs(t, err, ErrProtected, "Check(%q); want it refused", tt.name)
+		} else {
+			assert.NoError(t, err, "Check(%q); want it allowed", tt.name)
 		}
 	}
 	var pe *ProtectedError
-	if _, err := g.Check(root, "skills/victim/scripts/run.wasm", true); !errors.As(err, &pe) || pe.Dir != filepath.Join(dir, "skills", "victim") {
-		t.Errorf("the refusal names %+v; want the skill folder %s", pe, filepath.Join(dir, "skills", "victim"))
+	_, err := g.Check(root, "skills/victim/scripts/run.wasm", true)
+	if assert.ErrorAs(t, err, &pe) {
+		assert.Equal(t, filepath.Join(dir, "skills", "victim"), pe.Dir, "the refusal; want the skill folder named")
 	}
 }
 
@@ -177,24 +168,19 @@ func TestGuardSkillFolders(t *testing.T) {
 func TestGuardSearchBound(t *testing.T) {
 	dir := t.TempDir()
 	for _, d := range []string{"big", "small"} {
-		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Mkdir(filepath.Join(dir, d), 0o755))
 	}
 	for i := range MaxSearch + 1 {
 		f, err := os.Create(filepath.Join(dir, "big", strconv.Itoa(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		f.Close()
 	}
 	root, g := unlistedGuard(t, dir)
-	if _, err := g.Check(root, "big", false); !errors.Is(err, ErrTooLarge) || !errors.Is(err, fs.ErrPermission) {
-		t.Errorf("renaming a folder of %d entries: %v; want ErrTooLarge", MaxSearch+1, err)
-	}
-	if _, err := g.Check(root, "small", false); err != nil {
-		t.Errorf("renaming a small folder: %v", err)
-	}
+	_, err := g.Check(root, "big", false)
+	assert.ErrorIs(t, err, ErrTooLarge, "renaming a folder of %d entries", MaxSearch+1)
+	assert.ErrorIs(t, err, fs.ErrPermission, "renaming a folder of %d entries", MaxSearch+1)
+	_, err = g.Check(root, "small", false)
+	assert.NoError(t, err, "renaming a small folder")
 }
 
 // TestGuardRootInside: a root that is a protected folder, or inside one,
@@ -204,49 +190,34 @@ func TestGuardRootInside(t *testing.T) {
 	for _, sub := range []string{"", "p"} {
 		inner, err := os.OpenRoot(filepath.Join(skill, sub))
 		if sub != "" {
-			if err := os.Mkdir(filepath.Join(skill, sub), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Mkdir(filepath.Join(skill, sub), 0o755))
 			inner, err = os.OpenRoot(filepath.Join(skill, sub))
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer inner.Close()
 		g, err := New(inner, filepath.Join(skill, sub), []string{filepath.Join(dir, "alias")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := g.Check(inner, "x", false); !errors.Is(err, ErrProtected) {
-			t.Errorf("root %q inside the protected folder: Check = %v; want ErrProtected", sub, err)
-		}
+		require.NoError(t, err)
+		_, err = g.Check(inner, "x", false)
+		assert.ErrorIs(t, err, ErrProtected, "root %q inside the protected folder: Check", sub)
 	}
 }
 
 func TestOpenRoot(t *testing.T) {
 	dir, skill, _ := fixture(t)
-	if _, err := OpenRoot(dir, "out", false, nil); err == nil {
-		t.Error("OpenRoot through a link to / succeeded")
-	}
-	if _, err := OpenRoot(dir, "alias/new", true, []string{skill}); !errors.Is(err, ErrProtected) {
-		t.Errorf("creating a folder in a protected folder: %v; want ErrProtected", err)
-	}
-	if _, err := os.Stat(filepath.Join(skill, "new")); err == nil {
-		t.Error("the folder was created")
-	}
+	_, err := OpenRoot(dir, "out", false, nil)
+	assert.Error(t, err, "OpenRoot through a link to / succeeded")
+	_, err = OpenRoot(dir, "alias/new", true, []string{skill})
+	assert.ErrorIs(t, err, ErrProtected, "creating a folder in a protected folder")
+	_, err = os.Stat(filepath.Join(skill, "new"))
+	assert.Error(t, err, "the folder was created")
 	r, err := OpenRoot(dir, "free/made", true, []string{skill})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r.Close()
 	r, err = OpenRoot(dir, "alias", false, nil) // a link inside is fine
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close()
-	if _, err := r.Stat("mod.wasm"); err != nil {
-		t.Error(err)
-	}
+	_, err = r.Stat("mod.wasm")
+	assert.NoError(t, err)
 }
 
 func TestOpenFileSpecial(t *testing.T) {
@@ -254,21 +225,14 @@ func TestOpenFileSpecial(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644))
 	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer root.Close()
-	if _, err := OpenFile(root, "fifo", os.O_RDONLY, 0); !errors.Is(err, ErrSpecial) {
-		t.Errorf("OpenFile(fifo) = %v; want ErrSpecial", err)
-	}
+	_, err = OpenFile(root, "fifo", os.O_RDONLY, 0)
+	assert.ErrorIs(t, err, ErrSpecial, "OpenFile(fifo)")
 	f, err := OpenFile(root, "f", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var flags int
 	rc, _ := f.SyscallConn()
@@ -276,9 +240,7 @@ func TestOpenFileSpecial(t *testing.T) {
 		r, _, _ := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
 		flags = int(r)
 	})
-	if flags&syscall.O_NONBLOCK != 0 {
-		t.Error("O_NONBLOCK left set on a regular file")
-	}
+	assert.Zero(t, flags&syscall.O_NONBLOCK, "O_NONBLOCK left set on a regular file")
 }
 
 // TestGuardModuleFolders: the other modules whose code or instructions
@@ -299,12 +261,8 @@ func TestGuardModuleFolders(t *testing.T) {
 		"data/free.txt",
 	} {
 		p := filepath.Join(dir, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
 	}
 	root, g := unlistedGuard(t, dir)
 	for _, tt := range []struct {
@@ -332,14 +290,15 @@ func TestGuardModuleFolders(t *testing.T) {
 		{"data", false, false},
 	} {
 		_, err := g.Check(root, tt.name, tt.follow)
-		if refused := errors.Is(err, ErrProtected); refused != tt.refused || (!tt.refused && err != nil) {
-			t.Errorf("Check(%q) = %v; want refused=%v", tt.name, err, tt.refused)
+		if tt.refused {
+			assert.ErrorIs(t, err, ErrProtected, "Check(%q); want it refused", tt.name)
+		} else {
+			assert.NoError(t, err, "Check(%q); want it allowed", tt.name)
 		}
 	}
 	// A root that is itself a .AchillesSkills folder.
 	ms := filepath.Join(dir, "proj", ".AchillesSkills")
 	msRoot, msGuard := unlistedGuard(t, ms)
-	if _, err := msGuard.Check(msRoot, "notes.tskill.md", true); !errors.Is(err, ErrProtected) {
-		t.Errorf("writing into a .AchillesSkills root: %v; want refused", err)
-	}
+	_, err := msGuard.Check(msRoot, "notes.tskill.md", true)
+	assert.ErrorIs(t, err, ErrProtected, "writing into a .AchillesSkills root; want refused")
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -37,7 +38,7 @@ func TestInstallKilledHelper(t *testing.T) {
 		}
 	}
 	_, err := InstallPythonFrom(os.Getenv("KILL_DIR"), os.Getenv("KILL_FROM"))
-	t.Fatalf("the install ran to the end (%v): stage %q was not reached %d times", err, stage, at)
+	require.FailNow(t, "the install ran to the end", "err %v: stage %q was not reached %d times", err, stage, at)
 }
 
 // TestInstallKilled kills a real install (a child process, SIGKILL) at
@@ -50,12 +51,12 @@ func TestInstallKilled(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	v1 := fakePython(t, t.TempDir())
-	writeFile(t, v1, "VERSION", "v1\n")
-	writeFile(t, v1, "lib/python3.11/only_v1.py", "")
+	testkit.WriteFile(t, v1, "VERSION", "v1\n")
+	testkit.WriteFile(t, v1, "lib/python3.11/only_v1.py", "")
 	v2 := fakePython(t, t.TempDir())
-	writeFile(t, v2, "VERSION", "v2\n")
+	testkit.WriteFile(t, v2, "VERSION", "v2\n")
 	for i := range 5 {
-		writeFile(t, v2, fmt.Sprintf("lib/python3.11/pkg/m%d.py", i), "# v2\n")
+		testkit.WriteFile(t, v2, fmt.Sprintf("lib/python3.11/pkg/m%d.py", i), "# v2\n")
 	}
 	for _, tc := range []struct {
 		stage string
@@ -134,7 +135,7 @@ func TestCleanLeftoversKeepsLiveInstalls(t *testing.T) {
 	live, err := mkInstallTemp(dir, "install-python")
 	require.NoError(t, err)
 	dead := filepath.Join(dir, ".build-js-"+strconv.Itoa(deadPID(t))+"-123")
-	writeFile(t, dead, "js.wasm", wasmMagic)
+	testkit.WriteFile(t, dead, "js.wasm", wasmMagic)
 	require.NoError(t, cleanLeftovers(dir))
 	assert.DirExists(t, live, "the folder of this (running) process")
 	assert.NoDirExists(t, dead, "the folder of a process that is gone")

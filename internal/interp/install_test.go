@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,8 +31,8 @@ func assertNoLeftovers(t *testing.T, dir string) {
 
 func TestInstallPythonFrom(t *testing.T) {
 	from := fakePython(t, t.TempDir())
-	writeFile(t, from, "lib/python3.11/json/__init__.py", "# json\n")
-	writeFile(t, from, "VERSION", "3.11.2-test\n")
+	testkit.WriteFile(t, from, "lib/python3.11/json/__init__.py", "# json\n")
+	testkit.WriteFile(t, from, "VERSION", "3.11.2-test\n")
 	dir := filepath.Join(t.TempDir(), "cache", "interpreters") // created on the way
 
 	in, err := InstallPythonFrom(dir, from)
@@ -77,25 +78,25 @@ func TestInstallPythonFromNotAPrebuilt(t *testing.T) {
 		}, "no python.wasm"},
 		{"empty folder", func(t *testing.T, from string) string { return from }, "no python.wasm"},
 		{"no python.wasm", func(t *testing.T, from string) string {
-			writeFile(t, from, "lib/python3.11/os.py", "")
+			testkit.WriteFile(t, from, "lib/python3.11/os.py", "")
 			return from
 		}, "no python.wasm"},
 		{"no lib", func(t *testing.T, from string) string {
-			writeFile(t, from, "python.wasm", wasmMagic)
+			testkit.WriteFile(t, from, "python.wasm", wasmMagic)
 			return from
 		}, "no os.py"},
 		{"lib without os.py", func(t *testing.T, from string) string {
-			writeFile(t, from, "python.wasm", wasmMagic)
-			writeFile(t, from, "lib/python3.11/json/__init__.py", "")
+			testkit.WriteFile(t, from, "python.wasm", wasmMagic)
+			testkit.WriteFile(t, from, "lib/python3.11/json/__init__.py", "")
 			return from
 		}, "no os.py"},
 		{"not WebAssembly", func(t *testing.T, from string) string {
-			writeFile(t, from, "python.wasm", "#!/bin/sh\n")
-			writeFile(t, from, "lib/python3.11/os.py", "")
+			testkit.WriteFile(t, from, "python.wasm", "#!/bin/sh\n")
+			testkit.WriteFile(t, from, "lib/python3.11/os.py", "")
 			return from
 		}, "is not a WebAssembly module"},
 		{"a file, not a folder", func(t *testing.T, from string) string {
-			return writeFile(t, from, "python.tar.gz", "")
+			return testkit.WriteFile(t, from, "python.tar.gz", "")
 		}, "not a directory"},
 	}
 	for _, tt := range tests {
@@ -119,7 +120,7 @@ func TestInstallPythonFromNotAPrebuilt(t *testing.T) {
 // contents are copied, and the install holds a regular file.
 func TestInstallPythonFromModuleSymlink(t *testing.T) {
 	from := fakePython(t, t.TempDir())
-	elsewhere := writeFile(t, t.TempDir(), "out/python.wasm", wasmMagic+"built")
+	elsewhere := testkit.WriteFile(t, t.TempDir(), "out/python.wasm", wasmMagic+"built")
 	require.NoError(t, os.Remove(filepath.Join(from, "python.wasm")))
 	require.NoError(t, os.Symlink(elsewhere, filepath.Join(from, "python.wasm")))
 
@@ -137,7 +138,7 @@ func TestInstallPythonFromModuleSymlink(t *testing.T) {
 // library has none.
 func TestInstallPythonFromRefusesSymlinks(t *testing.T) {
 	outside := t.TempDir()
-	secret := writeFile(t, outside, "secret.txt", "host secret\n")
+	secret := testkit.WriteFile(t, outside, "secret.txt", "host secret\n")
 	tests := []struct {
 		name, link, target string
 	}{
@@ -150,12 +151,12 @@ func TestInstallPythonFromRefusesSymlinks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			from := t.TempDir()
-			writeFile(t, from, "python.wasm", wasmMagic)
+			testkit.WriteFile(t, from, "python.wasm", wasmMagic)
 			if tt.link == "lib/python3.11" {
-				writeFile(t, outside, "os.py", "")
+				testkit.WriteFile(t, outside, "os.py", "")
 				require.NoError(t, os.MkdirAll(filepath.Join(from, "lib"), 0o755))
 			} else {
-				writeFile(t, from, "lib/python3.11/os.py", "")
+				testkit.WriteFile(t, from, "lib/python3.11/os.py", "")
 			}
 			link := filepath.Join(from, filepath.FromSlash(tt.link))
 			require.NoError(t, os.Symlink(tt.target, link))
@@ -175,13 +176,13 @@ func TestInstallPythonFromRefusesSymlinks(t *testing.T) {
 func TestInstallPythonFromReplaces(t *testing.T) {
 	dir := t.TempDir()
 	v1 := fakePython(t, t.TempDir())
-	writeFile(t, v1, "VERSION", "v1\n")
-	writeFile(t, v1, "lib/python3.11/only_in_v1.py", "")
+	testkit.WriteFile(t, v1, "VERSION", "v1\n")
+	testkit.WriteFile(t, v1, "lib/python3.11/only_in_v1.py", "")
 	_, err := InstallPythonFrom(dir, v1)
 	require.NoError(t, err)
 
 	v2 := fakePython(t, t.TempDir())
-	writeFile(t, v2, "VERSION", "v2\n")
+	testkit.WriteFile(t, v2, "VERSION", "v2\n")
 	in, err := InstallPythonFrom(dir, v2)
 	require.NoError(t, err)
 	assert.Equal(t, "v2", in.Version)
@@ -195,13 +196,13 @@ func TestInstallPythonFromReplaces(t *testing.T) {
 func TestInstallPythonFromFailureKeepsOld(t *testing.T) {
 	dir := t.TempDir()
 	v1 := fakePython(t, t.TempDir())
-	writeFile(t, v1, "VERSION", "v1\n")
+	testkit.WriteFile(t, v1, "VERSION", "v1\n")
 	_, err := InstallPythonFrom(dir, v1)
 	require.NoError(t, err)
 
 	bad := fakePython(t, t.TempDir())
-	writeFile(t, bad, "VERSION", "bad\n")
-	writeFile(t, bad, "lib/python3.11/a.py", "")
+	testkit.WriteFile(t, bad, "VERSION", "bad\n")
+	testkit.WriteFile(t, bad, "lib/python3.11/a.py", "")
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(bad, "lib/python3.11/z.py")))
 	_, err = InstallPythonFrom(dir, bad)
 	require.Error(t, err)
@@ -217,16 +218,16 @@ func TestInstallPythonFromFailureKeepsOld(t *testing.T) {
 func TestReplaceDir(t *testing.T) {
 	t.Run("into place", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFile(t, dir, "new/f", "new")
+		testkit.WriteFile(t, dir, "new/f", "new")
 		require.NoError(t, replaceDir(filepath.Join(dir, "new"), filepath.Join(dir, "to")))
 		assert.Equal(t, "new", readString(t, filepath.Join(dir, "to/f")))
 		assertNoLeftovers(t, dir)
 	})
 	t.Run("replacing", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFile(t, dir, "new/f", "new")
-		writeFile(t, dir, "to/f", "old")
-		writeFile(t, dir, "to.old/f", "a crashed install's") // is cleared first
+		testkit.WriteFile(t, dir, "new/f", "new")
+		testkit.WriteFile(t, dir, "to/f", "old")
+		testkit.WriteFile(t, dir, "to.old/f", "a crashed install's") // is cleared first
 		require.NoError(t, replaceDir(filepath.Join(dir, "new"), filepath.Join(dir, "to")))
 		assert.Equal(t, "new", readString(t, filepath.Join(dir, "to/f")))
 		_, err := os.Stat(filepath.Join(dir, "new"))
@@ -236,7 +237,7 @@ func TestReplaceDir(t *testing.T) {
 	})
 	t.Run("failing keeps the old", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFile(t, dir, "to/f", "old")
+		testkit.WriteFile(t, dir, "to/f", "old")
 		require.Error(t, replaceDir(filepath.Join(dir, "missing"), filepath.Join(dir, "to")))
 		assert.Equal(t, "old", readString(t, filepath.Join(dir, "to/f")))
 		assertNoLeftovers(t, dir)

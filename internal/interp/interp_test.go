@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,21 +18,12 @@ import (
 // the fake modules; the magic only makes them look like the real thing.
 const wasmMagic = "\x00asm\x01\x00\x00\x00"
 
-// writeFile writes data to dir/name, creating the folders on the way.
-func writeFile(t *testing.T, dir, name, data string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
-	return p
-}
-
 // fakePython lays out a CPython for WASI in d (python.wasm and a standard
 // library of one module), the layout of both a prebuilt and an install.
 func fakePython(t *testing.T, d string) string {
 	t.Helper()
-	writeFile(t, d, "python.wasm", wasmMagic+"python")
-	writeFile(t, d, "lib/python3.11/os.py", "# os\n")
+	testkit.WriteFile(t, d, "python.wasm", wasmMagic+"python")
+	testkit.WriteFile(t, d, "lib/python3.11/os.py", "# os\n")
 	return d
 }
 
@@ -114,17 +106,17 @@ func TestFindNotInstalled(t *testing.T) {
 		{"empty dir python", Python, func(*testing.T, string) {}, "no python.wasm"},
 		{"empty dir js", JS, func(*testing.T, string) {}, "no js.wasm"},
 		{"no python.wasm", Python, func(t *testing.T, dir string) {
-			writeFile(t, dir, "python-3.11/lib/python3.11/os.py", "")
+			testkit.WriteFile(t, dir, "python-3.11/lib/python3.11/os.py", "")
 		}, "no python.wasm"},
 		{"no lib", Python, func(t *testing.T, dir string) {
-			writeFile(t, dir, "python-3.11/python.wasm", wasmMagic)
+			testkit.WriteFile(t, dir, "python-3.11/python.wasm", wasmMagic)
 		}, "no os.py"},
 		{"lib of another version", Python, func(t *testing.T, dir string) {
-			writeFile(t, dir, "python-3.11/python.wasm", wasmMagic)
-			writeFile(t, dir, "python-3.11/lib/python3.12/os.py", "")
+			testkit.WriteFile(t, dir, "python-3.11/python.wasm", wasmMagic)
+			testkit.WriteFile(t, dir, "python-3.11/lib/python3.12/os.py", "")
 		}, "no os.py"},
 		{"python-3.11 is a file", Python, func(t *testing.T, dir string) {
-			writeFile(t, dir, "python-3.11", "")
+			testkit.WriteFile(t, dir, "python-3.11", "")
 		}, "not a directory"},
 		{"dangling python.wasm link", Python, func(t *testing.T, dir string) {
 			fakePython(t, filepath.Join(dir, "python-3.11"))
@@ -133,8 +125,8 @@ func TestFindNotInstalled(t *testing.T) {
 			require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "gone.wasm"), p))
 		}, "no python.wasm"},
 		{"js.wasm elsewhere", JS, func(t *testing.T, dir string) {
-			writeFile(t, dir, "js/VERSION", "source 0123\n")
-			writeFile(t, dir, "js.wasm", wasmMagic)
+			testkit.WriteFile(t, dir, "js/VERSION", "source 0123\n")
+			testkit.WriteFile(t, dir, "js.wasm", wasmMagic)
 		}, "no js.wasm"},
 	}
 	for _, tt := range tests {
@@ -169,7 +161,7 @@ func TestFindUnknownLanguage(t *testing.T) {
 func TestFindPython(t *testing.T) {
 	dir := t.TempDir()
 	d := fakePython(t, filepath.Join(dir, "python-3.11"))
-	writeFile(t, d, "VERSION", "3.11.2-6+deb12u8+skillrun2\n")
+	testkit.WriteFile(t, d, "VERSION", "3.11.2-6+deb12u8+skillrun2\n")
 
 	in, err := Find(dir, Python)
 	require.NoError(t, err)
@@ -192,8 +184,8 @@ func TestFindPython(t *testing.T) {
 
 func TestFindJS(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "js/js.wasm", wasmMagic)
-	writeFile(t, dir, "js/VERSION", "source c8771bb28b7c0003\n")
+	testkit.WriteFile(t, dir, "js/js.wasm", wasmMagic)
+	testkit.WriteFile(t, dir, "js/VERSION", "source c8771bb28b7c0003\n")
 
 	in, err := Find(dir, JS)
 	require.NoError(t, err)
@@ -226,7 +218,7 @@ func TestFindVersion(t *testing.T) {
 			dir := t.TempDir()
 			d := fakePython(t, filepath.Join(dir, "python-3.11"))
 			if tt.version != nil {
-				writeFile(t, d, "VERSION", *tt.version)
+				testkit.WriteFile(t, d, "VERSION", *tt.version)
 			}
 			in, err := Find(dir, Python)
 			require.NoError(t, err)
@@ -245,7 +237,7 @@ func ptr(s string) *string { return &s }
 func TestFindFollowsModuleSymlink(t *testing.T) {
 	dir := t.TempDir()
 	d := fakePython(t, filepath.Join(dir, "python-3.11"))
-	elsewhere := writeFile(t, t.TempDir(), "build/python.wasm", wasmMagic+"elsewhere")
+	elsewhere := testkit.WriteFile(t, t.TempDir(), "build/python.wasm", wasmMagic+"elsewhere")
 	module := filepath.Join(d, "python.wasm")
 	require.NoError(t, os.Remove(module))
 	require.NoError(t, os.Symlink(elsewhere, module))
@@ -264,7 +256,7 @@ func TestFindSitecustomize(t *testing.T) {
 	}
 	t.Run("stale is rewritten", func(t *testing.T) {
 		dir, site := setup(t)
-		writeFile(t, filepath.Dir(site), "sitecustomize.py", "# an older skillrun's\n")
+		testkit.WriteFile(t, filepath.Dir(site), "sitecustomize.py", "# an older skillrun's\n")
 		_, err := Find(dir, Python)
 		require.NoError(t, err)
 		assert.Equal(t, string(sitecustomize), readString(t, site))
@@ -287,7 +279,7 @@ func TestFindSitecustomize(t *testing.T) {
 	})
 	t.Run("a link is replaced, not written through", func(t *testing.T) {
 		dir, site := setup(t)
-		outside := writeFile(t, t.TempDir(), "mine.py", "# the operator's file\n")
+		outside := testkit.WriteFile(t, t.TempDir(), "mine.py", "# the operator's file\n")
 		require.NoError(t, os.Symlink(outside, site))
 		_, err := Find(dir, Python)
 		require.NoError(t, err)
@@ -302,7 +294,7 @@ func TestFindSitecustomize(t *testing.T) {
 		// it, even as root (a read-only folder would not stop root).
 		dir, site := setup(t)
 		require.NoError(t, os.RemoveAll(site))
-		writeFile(t, site, "keep", "x")
+		testkit.WriteFile(t, site, "keep", "x")
 		_, err := Find(dir, Python)
 		require.Error(t, err)
 		assert.NotErrorIs(t, err, ErrNotInstalled)
@@ -316,7 +308,7 @@ func TestFindConcurrent(t *testing.T) {
 	dir := t.TempDir()
 	d := fakePython(t, filepath.Join(dir, "python-3.11"))
 	stdlib := filepath.Join(d, "lib", "python3.11")
-	writeFile(t, stdlib, "sitecustomize.py", "# stale\n")
+	testkit.WriteFile(t, stdlib, "sitecustomize.py", "# stale\n")
 
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
@@ -342,7 +334,7 @@ func TestList(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, Python, got[0].Language)
 
-	writeFile(t, dir, "js/js.wasm", wasmMagic)
+	testkit.WriteFile(t, dir, "js/js.wasm", wasmMagic)
 	got = List(dir)
 	require.Len(t, got, 2)
 	assert.Equal(t, JS, got[0].Language, "sorted by language")

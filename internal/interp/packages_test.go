@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ func TestReadPackages(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, in.Packages, "an interpreter built before the packages has none")
 
-	writeFile(t, d, "PACKAGES", "libjpeg-turbo\t2.1.5\tlibjpeg-turbo=1:2.1.5-2\t-\nPillow\t9.4.0\tpillow=9.4.0-1.1+deb12u1\tPIL\n")
+	testkit.WriteFile(t, d, "PACKAGES", "libjpeg-turbo\t2.1.5\tlibjpeg-turbo=1:2.1.5-2\t-\nPillow\t9.4.0\tpillow=9.4.0-1.1+deb12u1\tPIL\n")
 	in, err = Find(dir, Python)
 	require.NoError(t, err)
 	assert.Equal(t, []Package{
@@ -28,7 +29,7 @@ func TestReadPackages(t *testing.T) {
 		{Name: "Pillow", Import: "PIL", Version: "9.4.0", Source: "pillow=9.4.0-1.1+deb12u1"},
 	}, in.Packages)
 
-	writeFile(t, d, "PACKAGES", "Pillow 9.4.0\n")
+	testkit.WriteFile(t, d, "PACKAGES", "Pillow 9.4.0\n")
 	_, err = Find(dir, Python)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Join(d, "PACKAGES")+":1: want name, version, source and import separated by tabs")
@@ -85,8 +86,8 @@ func pythonBuildVersion(t *testing.T) string {
 // at install, leaving nothing behind.
 func TestInstallPythonFromWithPackages(t *testing.T) {
 	from := fakePython(t, t.TempDir())
-	writeFile(t, from, "PACKAGES", "lxml\t4.9.2\tlxml=4.9.2-1+deb12u1\tlxml\n")
-	writeFile(t, from, "tests/lxml/src/suite/lxmltests/__init__.py", "")
+	testkit.WriteFile(t, from, "PACKAGES", "lxml\t4.9.2\tlxml=4.9.2-1+deb12u1\tlxml\n")
+	testkit.WriteFile(t, from, "tests/lxml/src/suite/lxmltests/__init__.py", "")
 	dir := filepath.Join(t.TempDir(), "interpreters")
 	in, err := InstallPythonFrom(dir, from)
 	require.NoError(t, err)
@@ -95,7 +96,7 @@ func TestInstallPythonFromWithPackages(t *testing.T) {
 	require.NoError(t, err)
 
 	bad := fakePython(t, t.TempDir())
-	writeFile(t, bad, "PACKAGES", "lxml 4.9.2\n")
+	testkit.WriteFile(t, bad, "PACKAGES", "lxml 4.9.2\n")
 	dir2 := filepath.Join(t.TempDir(), "interpreters")
 	_, err = InstallPythonFrom(dir2, bad)
 	require.ErrorContains(t, err, "PACKAGES:1")

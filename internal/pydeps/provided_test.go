@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -179,7 +180,7 @@ func TestResolveCompiledNotProvided(t *testing.T) {
 // that the table of known imports does not list, becomes a requirement
 // of it instead of an unknown import; Scan already maps PIL and lxml.
 func TestUseProvided(t *testing.T) {
-	skill := writeTree(t, map[string]string{
+	skill := testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"SKILL.md":        "---\nname: x\n---\n",
 		"scripts/img.py":  "import json\nfrom PIL import Image\nimport lxml.etree\nimport regexish\nimport squatty\n",
 		"scripts/more.py": "import regexish\n",

@@ -1,15 +1,14 @@
 package pydeps
 
 import (
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestNormalize(t *testing.T) {
 	for in, want := range map[string]string{"PyYAML": "pyyaml", "python_dotenv": "python-dotenv", "Foo.-_Bar": "foo-bar", "et_xmlfile": "et-xmlfile"} {
-		if got := Normalize(in); got != want {
-			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, Normalize(in), "Normalize(%q)", in)
 	}
 }
 
@@ -23,18 +22,21 @@ func TestParseRequirement(t *testing.T) {
 		"typing_extensions >= 3.10.0.0; python_version < '3.10'": {Name: "typing_extensions", Specifier: ">=3.10.0.0", Marker: "python_version < '3.10'"},
 	} {
 		got, err := ParseRequirement(in)
-		if err != nil {
-			t.Errorf("%q: %v", in, err)
+		if !assert.NoError(t, err, "%q", in) {
 			continue
 		}
-		if got.Name != want.Name || got.Specifier != want.Specifier || got.Marker != want.Marker || !slices.Equal(got.Extras, want.Extras) {
-			t.Errorf("%q: got %+v, want %+v", in, got, want)
+		assert.Equal(t, want.Name, got.Name, "%q: name", in)
+		assert.Equal(t, want.Specifier, got.Specifier, "%q: specifier", in)
+		assert.Equal(t, want.Marker, got.Marker, "%q: marker", in)
+		if len(want.Extras) == 0 {
+			assert.Empty(t, got.Extras, "%q: extras", in)
+		} else {
+			assert.Equal(t, want.Extras, got.Extras, "%q: extras", in)
 		}
 	}
 	for _, bad := range []string{"", ">=1", "foo @ https://x/y.whl", "foo[bar", "foo bar", "foo; python_version >>> '3'", "foo; (os_name == 'posix'", "foo (>=1"} {
-		if _, err := ParseRequirement(bad); err == nil {
-			t.Errorf("ParseRequirement(%q) succeeded", bad)
-		}
+		_, err := ParseRequirement(bad)
+		assert.Error(t, err, "ParseRequirement(%q) succeeded", bad)
 	}
 }
 
@@ -58,13 +60,12 @@ func TestMarkers(t *testing.T) {
 		`os.name == "posix"`:                                                 true,  // PEP 345 spelling
 	} {
 		got, err := EvalMarker(m, "")
-		if err != nil || got != want {
-			t.Errorf("%s = %v (%v), want %v", m, got, err, want)
+		if assert.NoError(t, err, m) {
+			assert.Equal(t, want, got, m)
 		}
 	}
-	if ok, _ := EvalMarker(`extra == "Fancy_Stuff"`, "fancy-stuff"); !ok {
-		t.Error("extras compare normalized")
-	}
+	ok, _ := EvalMarker(`extra == "Fancy_Stuff"`, "fancy-stuff")
+	assert.True(t, ok, "extras compare normalized")
 }
 
 func FuzzParseRequirement(f *testing.F) {

@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func reqs(t *testing.T, lines ...string) []Requirement {
@@ -19,15 +21,16 @@ func reqs(t *testing.T, lines ...string) []Requirement {
 	var out []Requirement
 	for _, l := range lines {
 		r, err := ParseRequirement(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, r)
 	}
 	return out
 }
 
 func testResolveDebian(t *testing.T, asJSON bool) {
+	if testing.Short() {
+		t.Skip("slow: resolves, downloads and unpacks five wheels, and imports them with python3 (1.3 s); the full suite runs it")
+	}
 	ix := newTestIndex(t, asJSON)
 	ix.serveDebian(t)
 	cache := t.TempDir()
@@ -35,60 +38,45 @@ func testResolveDebian(t *testing.T, asJSON bool) {
 	o := &Options{IndexURL: ix.url(), CacheDir: cache, Progress: &progress}
 	want := reqs(t, "openpyxl>=3", "pypdf", "PyYAML>=5,<7", "defusedxml; python_version >= '3.8'", "never-needed; sys_platform == 'win32'")
 	site, err := Resolve(context.Background(), want, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, w := range site.Wheels {
 		names = append(names, w.Name+" "+w.Version)
-		if len(w.SHA256) != 64 || !strings.HasSuffix(w.File, "-py3-none-any.whl") {
-			t.Errorf("wheel %+v", w)
+		assert.Len(t, w.SHA256, 64, "wheel %+v: SHA256", w)
+		assert.True(t, strings.HasSuffix(w.File, "-py3-none-any.whl"), "wheel %+v: file", w)
+		if w.Name == "openpyxl" {
+			assert.Contains(t, w.Requires, "et_xmlfile", "openpyxl requires")
 		}
-		if w.Name == "openpyxl" && !slices.Contains(w.Requires, "et_xmlfile") {
-			t.Errorf("openpyxl requires %v", w.Requires)
-		}
-		if w.Name == "pypdf" && len(w.Requires) != 0 {
-			t.Errorf("pypdf requires %v: its markers exclude 3.11 or name extras", w.Requires)
+		if w.Name == "pypdf" {
+			assert.Empty(t, w.Requires, "pypdf requires: its markers exclude 3.11 or name extras")
 		}
 	}
-	if got := strings.Join(names, ", "); got != "defusedxml 0.7.1, et-xmlfile 1.0.1, openpyxl 3.0.9, pypdf 3.4.1, PyYAML 6.0" {
-		t.Fatalf("wheels: %s", got)
-	}
-	if !strings.HasPrefix(site.Dir, filepath.Join(cache, "sites")+string(filepath.Separator)) {
-		t.Errorf("site dir %s", site.Dir)
-	}
+	require.Equal(t, "defusedxml 0.7.1, et-xmlfile 1.0.1, openpyxl 3.0.9, pypdf 3.4.1, PyYAML 6.0", strings.Join(names, ", "), "wheels")
+	assert.True(t, strings.HasPrefix(site.Dir, filepath.Join(cache, "sites")+string(filepath.Separator)), "site dir %s", site.Dir)
 	for _, f := range []string{"openpyxl/__init__.py", "et_xmlfile/__init__.py", "pypdf/__init__.py", "yaml/__init__.py", "defusedxml/ElementTree.py", "openpyxl-3.0.9.dist-info/METADATA"} {
-		if _, err := os.Stat(filepath.Join(site.Dir, f)); err != nil {
-			t.Errorf("site lacks %s: %v", f, err)
-		}
+		_, err := os.Stat(filepath.Join(site.Dir, f))
+		assert.NoError(t, err, "site lacks %s", f)
 	}
-	if n := strings.Count(progress.String(), "downloading "); n != 5 {
-		t.Errorf("progress: %q", progress.String())
-	}
+	assert.Equal(t, 5, strings.Count(progress.String(), "downloading "), "downloads in progress %q", progress.String())
 	for _, w := range site.Wheels {
-		if _, err := os.Stat(filepath.Join(cache, "wheels", w.SHA256+".whl")); err != nil {
-			t.Error(err)
-		}
+		_, err := os.Stat(filepath.Join(cache, "wheels", w.SHA256+".whl"))
+		assert.NoError(t, err)
 	}
 
 	// Again: the cache answers, the index is not asked.
 	hits := ix.hits.Load()
 	again, err := Resolve(context.Background(), want, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ix.hits.Load() != hits || again.Dir != site.Dir || len(again.Wheels) != len(site.Wheels) {
-		t.Fatalf("second resolve: %d more hits, dir %s (was %s)", ix.hits.Load()-hits, again.Dir, site.Dir)
-	}
+	require.NoError(t, err)
+	require.Equal(t, hits, ix.hits.Load(), "second resolve: index hits")
+	require.Equal(t, site.Dir, again.Dir, "second resolve: dir")
+	require.Len(t, again.Wheels, len(site.Wheels), "second resolve: wheels")
 	// Refresh asks the index again but downloads nothing.
 	progress.Reset()
 	o.Refresh = true
-	if _, err := Resolve(context.Background(), want, o); err != nil {
-		t.Fatal(err)
-	}
-	if ix.hits.Load() == hits || strings.Contains(progress.String(), "downloading") {
-		t.Fatalf("refresh: hits %d -> %d, progress %q", hits, ix.hits.Load(), progress.String())
-	}
+	_, err = Resolve(context.Background(), want, o)
+	require.NoError(t, err)
+	require.NotEqual(t, hits, ix.hits.Load(), "refresh: want the index asked again")
+	require.NotContains(t, progress.String(), "downloading", "refresh: want nothing downloaded")
 
 	// The unpacked tree imports under a real CPython, without Debian's
 	// own copies on the path.
@@ -104,9 +92,8 @@ import openpyxl, pypdf, yaml, defusedxml.ElementTree
 assert openpyxl.__file__.startswith(sys.argv[1]), openpyxl.__file__
 wb = openpyxl.Workbook(); wb.active["A1"] = 42
 print(yaml.safe_load("a: [1, 2]"), wb.active["A1"].value)`, site.Dir).CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != "{'a': [1, 2]} 42" {
-		t.Fatalf("python3: %v\n%s", err, out)
-	}
+	require.NoError(t, err, "python3:\n%s", out)
+	require.Equal(t, "{'a': [1, 2]} 42", strings.TrimSpace(string(out)), "python3")
 }
 
 func TestResolveHTMLIndex(t *testing.T) { testResolveDebian(t, false) }
@@ -115,20 +102,13 @@ func TestResolveJSONIndex(t *testing.T) { testResolveDebian(t, true) }
 func TestResolveFindLinksOnly(t *testing.T) {
 	requireDebian(t)
 	dir := t.TempDir()
-	if _, err := DebianWheels(dir, "defusedxml", "et-xmlfile"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := DebianWheels(dir, "defusedxml", "et-xmlfile")
+	require.NoError(t, err)
 	site, err := Resolve(context.Background(), reqs(t, "defusedxml", "et_xmlfile"), &Options{IndexURL: NoIndex, FindLinks: dir, CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(site.Wheels) != 2 {
-		t.Fatalf("wheels %+v", site.Wheels)
-	}
+	require.NoError(t, err)
+	require.Len(t, site.Wheels, 2, "wheels")
 	_, err = Resolve(context.Background(), reqs(t, "pypdf"), &Options{IndexURL: NoIndex, FindLinks: dir, CacheDir: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "pypdf: not found in find-links "+dir) {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorContains(t, err, "pypdf: not found in find-links "+dir)
 }
 
 // TestResolveErrors checks that each failure names the package and the
@@ -213,9 +193,7 @@ func TestResolveErrors(t *testing.T) {
 			ix := newTestIndex(t, false)
 			tc.setup(t, ix)
 			_, err := Resolve(context.Background(), reqs(t, tc.req), &Options{IndexURL: ix.url(), CacheDir: t.TempDir()})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v\nwant it to contain %q", err, tc.want)
-			}
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }
@@ -249,9 +227,7 @@ func TestResolveChoice(t *testing.T) {
 	resolve := func(lines ...string) string {
 		t.Helper()
 		site, err := Resolve(context.Background(), reqs(t, lines...), &Options{IndexURL: ix.url(), CacheDir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var out []string
 		for _, w := range site.Wheels {
 			out = append(out, w.Name+"=="+w.Version)
@@ -267,8 +243,6 @@ func TestResolveChoice(t *testing.T) {
 		{"lib!=2.*", "lib==1.0"},
 		{"app[fancy]", "app==1.0 extra_dep==0.1 lib==1.0"},
 	} {
-		if got := resolve(strings.Split(tc.reqs, ",")...); got != tc.want {
-			t.Errorf("%s: got %s, want %s", tc.reqs, got, tc.want)
-		}
+		assert.Equal(t, tc.want, resolve(strings.Split(tc.reqs, ",")...), tc.reqs)
 	}
 }

@@ -7,27 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// writeTree writes files (slash paths) under a new temp folder.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func TestScan(t *testing.T) {
-	skill := writeTree(t, map[string]string{
+	skill := testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"SKILL.md": "---\nname: x\n---\n",
 		"scripts/fill.py": `#!/usr/bin/env python3
 # /// script
@@ -73,9 +59,7 @@ def f():
 		"scripts/__pycache__/c.py": "import cached\n",
 	})
 	need, err := Scan(skill)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[string]Requirement{}
 	var order []string
 	for _, r := range need.Requirements {
@@ -94,23 +78,15 @@ def f():
 	}
 	for name, src := range want {
 		r, ok := got[name]
-		if !ok {
-			t.Errorf("missing %s in %v", name, order)
+		if !assert.True(t, ok, "missing %s in %v", name, order) {
 			continue
 		}
-		if r.Source != src {
-			t.Errorf("%s: source %q, want %q", name, r.Source, src)
-		}
+		assert.Equal(t, src, r.Source, "%s: source", name)
 	}
-	if len(got) != len(want) {
-		t.Errorf("requirements %v, want the %d of %v", order, len(want), want)
-	}
-	if r := got["pyyaml"]; r.Specifier != ">=6.0" || r.Marker != `python_version >= "3.8"` {
-		t.Errorf("PyYAML: %+v", r)
-	}
-	if r := got["openpyxl"]; r.Specifier != ">=3.0" {
-		t.Errorf("openpyxl: %+v", r)
-	}
+	assert.Len(t, got, len(want), "requirements %v, want those of %v", order, want)
+	assert.Equal(t, ">=6.0", got["pyyaml"].Specifier, "PyYAML: %+v", got["pyyaml"])
+	assert.Equal(t, `python_version >= "3.8"`, got["pyyaml"].Marker, "PyYAML: %+v", got["pyyaml"])
+	assert.Equal(t, ">=3.0", got["openpyxl"].Specifier, "openpyxl: %+v", got["openpyxl"])
 	// The import of yaml merged into the declared PyYAML, whose source
 	// stays the first.
 	// Modules the table does not know are not guessed into packages
@@ -121,79 +97,65 @@ def f():
 	}, need.Unknown)
 	un := fmt.Sprint(need.Unknown)
 	for _, bad := range []string{"notinstalled", "fake", "helper", "util", "lib2", "sibling", "leftpad", "gitstuff", "cached", "os", "__future__"} {
-		if _, ok := got[bad]; ok || strings.Contains(un, bad+" ") {
-			t.Errorf("%s should not be required (requirements %v, unresolved %q)", bad, order, un)
-		}
+		assert.NotContains(t, got, bad, "%s should not be required (requirements %v)", bad, order)
+		assert.NotContains(t, un, bad+" ", "%s should not be required (unresolved %q)", bad, un)
 	}
 }
 
 func TestScanInvalidPEP723(t *testing.T) {
-	skill := writeTree(t, map[string]string{
+	skill := testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"scripts/bad.py": "import os\n\n# /// script\n# dependencies = [\n#   \"pyyaml\",\n#   oops\n# ]\n# ///\n",
 	})
 	_, err := Scan(skill)
-	if err == nil || !strings.Contains(err.Error(), "scripts/bad.py:6: invalid PEP 723 block") {
-		t.Fatalf("err = %v, want it to name scripts/bad.py:6", err)
-	}
-	skill = writeTree(t, map[string]string{
+	require.ErrorContains(t, err, "scripts/bad.py:6: invalid PEP 723 block", "want it to name scripts/bad.py:6")
+	skill = testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"a.py": "# /// script\n# dependencies = [\"pyyaml\"]\nprint(1)\n",
 	})
-	if _, err := Scan(skill); err == nil || !strings.Contains(err.Error(), "a.py:1: # /// script block is not closed") {
-		t.Fatalf("unclosed: err = %v", err)
-	}
-	skill = writeTree(t, map[string]string{
+	_, err = Scan(skill)
+	require.ErrorContains(t, err, "a.py:1: # /// script block is not closed", "unclosed")
+	skill = testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"a.py": "# /// script\n# dependencies = [\"py yaml\"]\n# ///\n",
 	})
-	if _, err := Scan(skill); err == nil || !strings.Contains(err.Error(), "a.py:1: invalid PEP 723 block") {
-		t.Fatalf("bad requirement: err = %v", err)
-	}
-	skill = writeTree(t, map[string]string{
+	_, err = Scan(skill)
+	require.ErrorContains(t, err, "a.py:1: invalid PEP 723 block", "bad requirement")
+	skill = testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"a.py": "# /// script\n# requires-python = \">=3.12\"\n# ///\n",
 	})
-	if _, err := Scan(skill); err == nil || !strings.Contains(err.Error(), "requires Python >=3.12; skillrun runs 3.11.2") {
-		t.Fatalf("requires-python: err = %v", err)
-	}
+	_, err = Scan(skill)
+	require.ErrorContains(t, err, "requires Python >=3.12; skillrun runs 3.11.2", "requires-python")
 }
 
 func TestScanIncludeOutside(t *testing.T) {
-	outside := writeTree(t, map[string]string{"evil.txt": "evilpkg\n"})
-	skill := writeTree(t, map[string]string{
+	outside := testkit.WriteTree(t, t.TempDir(), map[string]string{"evil.txt": "evilpkg\n"})
+	skill := testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"requirements.txt": "-r ../evil.txt\n",
 	})
-	if _, err := Scan(skill); err == nil || !strings.Contains(err.Error(), "requirements.txt:1: -r ../evil.txt leads outside the skill") {
-		t.Fatalf("err = %v", err)
-	}
-	skill = writeTree(t, map[string]string{"requirements.txt": "-r " + filepath.Join(outside, "evil.txt") + "\n"})
-	if _, err := Scan(skill); err == nil || !strings.Contains(err.Error(), "leads outside the skill") {
-		t.Fatalf("absolute: err = %v", err)
-	}
+	_, err := Scan(skill)
+	require.ErrorContains(t, err, "requirements.txt:1: -r ../evil.txt leads outside the skill")
+	skill = testkit.WriteTree(t, t.TempDir(), map[string]string{"requirements.txt": "-r " + filepath.Join(outside, "evil.txt") + "\n"})
+	_, err = Scan(skill)
+	require.ErrorContains(t, err, "leads outside the skill", "absolute")
 	// A symlink inside the skill that points out is refused by os.Root.
-	skill = writeTree(t, map[string]string{"requirements.txt": "-r link.txt\n"})
-	if err := os.Symlink(filepath.Join(outside, "evil.txt"), filepath.Join(skill, "link.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Scan(skill); err == nil || !strings.Contains(err.Error(), "requirements.txt:1: -r link.txt") {
-		t.Fatalf("symlink: err = %v", err)
-	}
+	skill = testkit.WriteTree(t, t.TempDir(), map[string]string{"requirements.txt": "-r link.txt\n"})
+	require.NoError(t, os.Symlink(filepath.Join(outside, "evil.txt"), filepath.Join(skill, "link.txt")))
+	_, err = Scan(skill)
+	require.ErrorContains(t, err, "requirements.txt:1: -r link.txt", "symlink")
 	// Cycles end.
-	skill = writeTree(t, map[string]string{"requirements.txt": "-r b.txt\n", "b.txt": "-r requirements.txt\n"})
-	if _, err := Scan(skill); err == nil || !strings.Contains(err.Error(), "cycle") {
-		t.Fatalf("cycle: err = %v", err)
-	}
+	skill = testkit.WriteTree(t, t.TempDir(), map[string]string{"requirements.txt": "-r b.txt\n", "b.txt": "-r requirements.txt\n"})
+	_, err = Scan(skill)
+	require.ErrorContains(t, err, "cycle", "cycle")
 }
 
 func TestScanLargeFileSkipped(t *testing.T) {
-	skill := writeTree(t, map[string]string{
+	skill := testkit.WriteTree(t, t.TempDir(), map[string]string{
 		"big.py":   "import yaml\n" + strings.Repeat("#\n", maxSourceBytes),
 		"small.py": "import defusedxml\n",
 	})
 	need, err := Scan(skill)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(need.Requirements) != 1 || need.Requirements[0].Name != "defusedxml" || len(need.Skipped) != 1 {
-		t.Fatalf("need = %+v", need)
-	}
+	require.NoError(t, err)
+	require.Len(t, need.Requirements, 1, "need = %+v", need)
+	require.Equal(t, "defusedxml", need.Requirements[0].Name, "need = %+v", need)
+	require.Len(t, need.Skipped, 1, "need = %+v", need)
 }
 
 func TestFindImports(t *testing.T) {
@@ -202,7 +164,5 @@ func TestFindImports(t *testing.T) {
 	for _, im := range findImports([]byte(src)) {
 		got = append(got, im.module)
 	}
-	if strings.Join(got, " ") != "a d e i j" {
-		t.Fatalf("imports = %v", got)
-	}
+	require.Equal(t, []string{"a", "d", "e", "i", "j"}, got, "imports")
 }

@@ -3,6 +3,9 @@ package pydeps
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestVersionOrder(t *testing.T) {
@@ -11,9 +14,7 @@ func TestVersionOrder(t *testing.T) {
 	for i := range order {
 		for j := range order {
 			a, err := ParseVersion(order[i])
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			b, _ := ParseVersion(order[j])
 			want := 0
 			if i < j {
@@ -21,22 +22,19 @@ func TestVersionOrder(t *testing.T) {
 			} else if i > j {
 				want = 1
 			}
-			if got := a.Compare(b); got != want {
-				t.Errorf("compare(%s, %s) = %d, want %d", a, b, got, want)
-			}
+			assert.Equal(t, want, a.Compare(b), "compare(%s, %s)", a, b)
 		}
 	}
 	for _, eq := range [][2]string{{"1.0", "1.0.0"}, {"1.0-RC1", "1.0rc1"}, {"v2", "2"}, {"1.0-1", "1.0.post1"}, {"1.0alpha", "1.0a0"}, {"1.0c3", "1.0rc3"}} {
 		a, err1 := ParseVersion(eq[0])
 		b, err2 := ParseVersion(eq[1])
-		if err1 != nil || err2 != nil || a.Compare(b) != 0 {
-			t.Errorf("%s != %s (%v %v)", eq[0], eq[1], err1, err2)
+		if assert.NoError(t, err1, eq[0]) && assert.NoError(t, err2, eq[1]) {
+			assert.Zero(t, a.Compare(b), "%s != %s", eq[0], eq[1])
 		}
 	}
 	for _, bad := range []string{"", "abc", "1.0-", "1..0", "1.0+", "99999999999999999999999"} {
-		if _, err := ParseVersion(bad); err == nil {
-			t.Errorf("ParseVersion(%q) succeeded", bad)
-		}
+		_, err := ParseVersion(bad)
+		assert.Error(t, err, "ParseVersion(%q) succeeded", bad)
 	}
 }
 
@@ -58,24 +56,17 @@ func TestSpecifier(t *testing.T) {
 		{"", "1 0.0.1 9!9", ""},
 	} {
 		s, err := ParseSpecifier(tc.spec)
-		if err != nil {
-			t.Fatalf("%q: %v", tc.spec, err)
-		}
+		require.NoError(t, err, "%q", tc.spec)
 		for _, v := range strings.Fields(tc.yes) {
-			if !s.Contains(mustVersion(v)) {
-				t.Errorf("%q should contain %s", tc.spec, v)
-			}
+			assert.True(t, s.Contains(mustVersion(v)), "%q should contain %s", tc.spec, v)
 		}
 		for _, v := range strings.Fields(tc.no) {
-			if s.Contains(mustVersion(v)) {
-				t.Errorf("%q should not contain %s", tc.spec, v)
-			}
+			assert.False(t, s.Contains(mustVersion(v)), "%q should not contain %s", tc.spec, v)
 		}
 	}
 	for _, bad := range []string{"1.0", ">=", "~=1", ">=1.*", "==1.0rc1.*", "<1.0+x", "=>1"} {
-		if _, err := ParseSpecifier(bad); err == nil {
-			t.Errorf("ParseSpecifier(%q) succeeded", bad)
-		}
+		_, err := ParseSpecifier(bad)
+		assert.Error(t, err, "ParseSpecifier(%q) succeeded", bad)
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // debianDists are the distributions the tests build wheels from, and the
@@ -79,9 +81,7 @@ func debianWheels(t testing.TB) map[string][]byte {
 			debWheels[filepath.Base(p)] = b
 		}
 	})
-	if debErr != nil {
-		t.Fatal(debErr)
-	}
+	require.NoError(t, debErr)
 	return debWheels
 }
 
@@ -90,9 +90,7 @@ func debianWheels(t testing.TB) map[string][]byte {
 func makeWheel(t testing.TB, file string, members map[string]string) []byte {
 	t.Helper()
 	wn, ok := parseWheelName(file)
-	if !ok {
-		t.Fatalf("bad wheel name %s", file)
-	}
+	require.True(t, ok, "bad wheel name %s", file)
 	meta := wn.name + "-" + wn.version + ".dist-info/METADATA"
 	if _, ok := members[meta]; !ok {
 		members[meta] = fmt.Sprintf("Metadata-Version: 2.1\nName: %s\nVersion: %s\n", wn.name, wn.version)
@@ -101,14 +99,10 @@ func makeWheel(t testing.TB, file string, members map[string]string) []byte {
 	zw := zip.NewWriter(&buf)
 	for name, body := range members {
 		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		w.Write([]byte(body))
 	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, zw.Close())
 	return buf.Bytes()
 }
 

@@ -116,7 +116,7 @@ func TestClientGoneCancels(t *testing.T) {
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the command was not cancelled when its client went away")
+		require.FailNow(t, "the command was not cancelled when its client went away")
 	}
 }
 
@@ -129,7 +129,7 @@ func TestIdleExit(t *testing.T) {
 		require.NoError(t, err)
 		done <- nil // for the cleanup
 	case <-time.After(10 * time.Second):
-		t.Fatal("the resident did not exit when idle")
+		require.FailNow(t, "the resident did not exit when idle")
 	}
 	_, err := os.Stat(path)
 	assert.ErrorIs(t, err, os.ErrNotExist)

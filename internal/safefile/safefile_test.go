@@ -3,12 +3,13 @@
 package safefile
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestOpenAppendRefusesPlantedFiles plants, in a folder standing for a
@@ -18,18 +19,12 @@ import (
 func TestOpenAppendRefusesPlantedFiles(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("export PS1='$ '\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(victim, []byte("export PS1='$ '\n"), 0o644))
 	repo := filepath.Join(dir, "repo")
-	if err := os.Mkdir(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(repo, 0o755))
 	must := func(err error) {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	must(os.Symlink("../victim", filepath.Join(repo, "link.jsonl")))
 	must(os.Symlink("../nowhere", filepath.Join(repo, "dangling.jsonl")))
@@ -51,21 +46,18 @@ func TestOpenAppendRefusesPlantedFiles(t *testing.T) {
 			if err == nil {
 				f.WriteString("pwned\n")
 				f.Close()
-				t.Fatalf("OpenAppend(%s) succeeded", tt.name)
 			}
-			if !errors.Is(err, ErrNotOwnFile) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), p) {
-				t.Errorf("OpenAppend(%s) = %v, want an ErrNotOwnFile naming the path and saying %q", tt.name, err, tt.want)
-			}
+			require.Error(t, err, "OpenAppend(%s) succeeded", tt.name)
+			assert.ErrorIs(t, err, ErrNotOwnFile, "OpenAppend(%s)", tt.name)
+			assert.ErrorContains(t, err, tt.want, "OpenAppend(%s)", tt.name)
+			assert.ErrorContains(t, err, p, "OpenAppend(%s): want the path named", tt.name)
 		})
 	}
 	got, err := os.ReadFile(victim)
 	must(err)
-	if string(got) != "export PS1='$ '\n" {
-		t.Errorf("the victim changed: %q", got)
-	}
-	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the dangling link's target was created: %v", err)
-	}
+	assert.Equal(t, "export PS1='$ '\n", string(got), "the victim changed")
+	_, err = os.Lstat(filepath.Join(dir, "nowhere"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the dangling link's target was created")
 }
 
 // TestOpenAppend checks what OpenAppend must allow: a new file (created
@@ -75,40 +67,26 @@ func TestOpenAppend(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "audit.jsonl")
 	for _, line := range []string{"one\n", "two\n"} {
 		f, err := OpenAppend(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.WriteString(line); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		_, err = f.WriteString(line)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
 	}
 	got, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != "one\ntwo\n" {
-		t.Errorf("file holds %q, want both lines", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "one\ntwo\n", string(got), "file content, want both lines")
 	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		t.Errorf("created with mode %v, want no access for group or others", perm)
-	}
+	require.NoError(t, err)
+	perm := fi.Mode().Perm()
+	assert.Zero(t, perm&0o077, "created with mode %v, want no access for group or others", perm)
 
 	for _, name := range []string{"/dev/null", "/dev/stderr", "/dev/fd/2"} {
 		f, err := OpenAppend(name)
-		if err != nil {
-			t.Errorf("OpenAppend(%s): %v", name, err)
+		if !assert.NoError(t, err, "OpenAppend(%s)", name) {
 			continue
 		}
-		if _, err := f.Write(nil); err != nil {
-			t.Errorf("writing %s: %v", name, err)
-		}
+		_, err = f.Write(nil)
+		assert.NoError(t, err, "writing %s", name)
 		f.Close()
 	}
 }
@@ -121,11 +99,8 @@ func TestOpenAppendFullDisk(t *testing.T) {
 		t.Skip("no /dev/full on this system")
 	}
 	f, err := OpenAppend("/dev/full")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
-	if _, err := f.WriteString("x\n"); !errors.Is(err, syscall.ENOSPC) {
-		t.Errorf("writing /dev/full: %v, want ENOSPC", err)
-	}
+	_, err = f.WriteString("x\n")
+	assert.ErrorIs(t, err, syscall.ENOSPC, "writing /dev/full")
 }

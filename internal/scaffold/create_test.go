@@ -5,8 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCreate(t *testing.T) {
@@ -16,38 +18,32 @@ func TestCreate(t *testing.T) {
 		{Path: "scripts/run.sh", Data: []byte("#!/bin/sh\n"), Mode: 0o755},
 	}
 	dir, err := Create(parent, "skill", files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := filepath.Join(parent, "skill"); dir != want {
-		t.Errorf("Create returned %q, want %q", dir, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(parent, "skill"), dir, "Create returned")
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		data, err := os.ReadFile(p)
-		if err != nil || string(data) != string(f.Data) {
-			t.Errorf("%s: %q, %v; want %q", f.Path, data, err, f.Data)
+		if assert.NoError(t, err, f.Path) {
+			assert.Equal(t, string(f.Data), string(data), f.Path)
 		}
-		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o100 != f.Mode&0o100 {
-			t.Errorf("%s: mode %v, want %v less the umask", f.Path, fi.Mode(), f.Mode)
+		if fi, err := os.Stat(p); err == nil {
+			assert.Equal(t, f.Mode&0o100, fi.Mode()&0o100, "%s: mode %v, want %v less the umask", f.Path, fi.Mode(), f.Mode)
 		}
 	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm()&0o500 != 0o500 {
-		t.Errorf("the skill folder: %v, %v; want it readable and searchable", fi.Mode(), err)
+	fi, err := os.Stat(dir)
+	if assert.NoError(t, err, "the skill folder") {
+		assert.Equal(t, fs.FileMode(0o500), fi.Mode().Perm()&0o500, "the skill folder: mode %v; want it readable and searchable", fi.Mode())
 	}
 	assertOnly(t, parent, "skill")
 
 	// Again: refused, matching fs.ErrExist, and nothing changes.
 	_, err = Create(parent, "skill", []File{{Path: "SKILL.md", Data: []byte("other\n"), Mode: 0o644}})
-	if !errors.Is(err, fs.ErrExist) {
-		t.Errorf("Create over an existing folder: %v, want fs.ErrExist", err)
+	assert.ErrorIs(t, err, fs.ErrExist, "Create over an existing folder")
+	if pe, ok := errors.AsType[*fs.PathError](err); assert.True(t, ok, "the error %v is no *fs.PathError", err) {
+		assert.Equal(t, dir, pe.Path, "the error %v does not name the folder", err)
 	}
-	if pe, ok := errors.AsType[*fs.PathError](err); !ok || pe.Path != dir {
-		t.Errorf("the error %v does not name %s", err, dir)
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "SKILL.md")); string(data) != "md\n" {
-		t.Errorf("SKILL.md is now %q", data)
-	}
+	data, _ := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	assert.Equal(t, "md\n", string(data), "SKILL.md")
 	assertOnly(t, parent, "skill")
 }
 
@@ -59,17 +55,14 @@ func TestCreateFailureLeavesNothing(t *testing.T) {
 		{Path: "a/b", Data: []byte("1"), Mode: 0o644},
 		{Path: "a/b", Data: []byte("2"), Mode: 0o644},
 	})
-	if !errors.Is(err, fs.ErrExist) {
-		t.Errorf("Create with a repeated path: %v, want an error matching fs.ErrExist", err)
-	}
+	assert.ErrorIs(t, err, fs.ErrExist, "Create with a repeated path")
 	assertOnly(t, parent)
 }
 
 func TestCreateBadName(t *testing.T) {
 	for _, name := range []string{"", ".", "..", "a/b", "../x"} {
-		if _, err := Create(t.TempDir(), name, nil); err == nil {
-			t.Errorf("Create(%q) succeeded", name)
-		}
+		_, err := Create(t.TempDir(), name, nil)
+		assert.Error(t, err, "Create(%q) succeeded", name)
 	}
 }
 
@@ -79,25 +72,14 @@ func TestRenameNoReplace(t *testing.T) {
 	base := t.TempDir()
 	from, to := filepath.Join(base, "from"), filepath.Join(base, "to")
 	for _, d := range []string{from, to} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Mkdir(d, 0o755))
 	}
-	if err := os.WriteFile(filepath.Join(from, "f"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := renameNoReplace(from, to); !errors.Is(err, fs.ErrExist) {
-		t.Errorf("renameNoReplace onto an empty folder: %v, want fs.ErrExist", err)
-	}
-	if _, err := os.Stat(filepath.Join(from, "f")); err != nil {
-		t.Errorf("from was moved: %v", err)
-	}
-	if err := os.Remove(to); err != nil {
-		t.Fatal(err)
-	}
-	if err := renameNoReplace(from, to); err != nil {
-		t.Errorf("renameNoReplace to a free path: %v", err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(from, "f"), nil, 0o644))
+	assert.ErrorIs(t, renameNoReplace(from, to), fs.ErrExist, "renameNoReplace onto an empty folder")
+	_, err := os.Stat(filepath.Join(from, "f"))
+	assert.NoError(t, err, "from was moved")
+	require.NoError(t, os.Remove(to))
+	assert.NoError(t, renameNoReplace(from, to), "renameNoReplace to a free path")
 }
 
 // assertOnly fails t unless dir holds exactly the entries names: no
@@ -105,14 +87,10 @@ func TestRenameNoReplace(t *testing.T) {
 func assertOnly(t *testing.T, dir string, names ...string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []string
 	for _, e := range entries {
 		got = append(got, e.Name())
 	}
-	if !slices.Equal(got, names) {
-		t.Errorf("%s holds %v, want %v", dir, got, names)
-	}
+	assert.Equal(t, names, got, "%s holds", dir)
 }

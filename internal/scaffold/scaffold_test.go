@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFiles(t *testing.T) {
@@ -20,62 +21,43 @@ func TestFiles(t *testing.T) {
 		"c":      {"SKILL.md", "skill.toml", "src/count.c", "tests/count.txtar"},
 		"rust":   {"SKILL.md", "skill.toml", "src/main.rs", "tests/count.txtar"},
 	}
-	if diff := cmp.Diff([]string{"python", "js", "shell", "go", "c", "rust"}, Langs()); diff != "" {
-		t.Errorf("Langs mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, []string{"python", "js", "shell", "go", "c", "rust"}, Langs(), "Langs")
 	for _, lang := range Langs() {
 		t.Run(lang, func(t *testing.T) {
 			files, err := Files("word-tally", lang)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var paths []string
 			byPath := map[string]File{}
 			for _, f := range files {
 				paths = append(paths, f.Path)
 				byPath[f.Path] = f
-				if bytes.Contains(f.Data, []byte("{{")) || bytes.Contains(f.Data, []byte("<no value>")) {
-					t.Errorf("%s: a template action is left: %q", f.Path, f.Data)
-				}
+				assert.NotContains(t, string(f.Data), "{{", "%s: a template action is left", f.Path)
+				assert.NotContains(t, string(f.Data), "<no value>", "%s: a template action is left", f.Path)
 				wantMode := fs.FileMode(0o644)
 				if strings.HasPrefix(f.Path, "scripts/") {
 					wantMode = 0o755
-					if !bytes.HasPrefix(f.Data, []byte("#!")) {
-						t.Errorf("%s is executable but has no #! line", f.Path)
-					}
+					assert.True(t, bytes.HasPrefix(f.Data, []byte("#!")), "%s is executable but has no #! line", f.Path)
 				}
-				if f.Mode != wantMode {
-					t.Errorf("%s: mode %v, want %v", f.Path, f.Mode, wantMode)
-				}
+				assert.Equal(t, wantMode, f.Mode, "%s: mode", f.Path)
 			}
-			if diff := cmp.Diff(want[lang], paths); diff != "" {
-				t.Errorf("files mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, want[lang], paths, "files")
 			md := string(byPath["SKILL.md"].Data)
-			if !strings.HasPrefix(md, "---\nname: word-tally\ndescription: ") {
-				t.Errorf("SKILL.md starts %q", md[:min(len(md), 60)])
-			}
+			assert.True(t, strings.HasPrefix(md, "---\nname: word-tally\ndescription: "), "SKILL.md starts %q", md[:min(len(md), 60)])
 			l, _ := LookupLang(lang)
 			run := "`" + l.runner + " " + l.Script + " FILE...`"
 			if l.Build {
 				run = "`skillrun run word-tally:count --allow-read=workspace -- FILE...`"
 			}
-			if !strings.Contains(md, run) {
-				t.Errorf("SKILL.md does not say to run %s:\n%s", run, md)
-			}
-			if txt := string(byPath["tests/count.txtar"].Data); !strings.Contains(txt, "script = \""+l.Script+"\"\n") {
-				t.Errorf("tests/count.txtar does not run %q:\n%s", l.Script, txt)
-			}
-			if l.Build != slices.Contains(paths, "skill.toml") {
-				t.Errorf("Build is %v, but skill.toml is in %v", l.Build, paths)
-			}
+			assert.Contains(t, md, run, "SKILL.md does not say how to run the skill")
+			assert.Contains(t, string(byPath["tests/count.txtar"].Data), "script = \""+l.Script+"\"\n", "tests/count.txtar does not run %q", l.Script)
+			assert.Equal(t, l.Build, slices.Contains(paths, "skill.toml"), "Build is %v, but skill.toml is in %v", l.Build, paths)
 			if lang == "go" {
-				if got := string(byPath["src/go.mod"].Data); !strings.HasPrefix(got, "module example.com/word-tally\n") {
-					t.Errorf("go.mod: %q", got)
-				}
+				got := string(byPath["src/go.mod"].Data)
+				assert.True(t, strings.HasPrefix(got, "module example.com/word-tally\n"), "go.mod: %q", got)
 				src := byPath["src/main.go"].Data
-				if formatted, err := format.Source(src); err != nil || !bytes.Equal(formatted, src) {
-					t.Errorf("main.go is not gofmt-clean (%v)", err)
+				formatted, err := format.Source(src)
+				if assert.NoError(t, err, "main.go is not gofmt-clean") {
+					assert.Equal(t, string(formatted), string(src), "main.go is not gofmt-clean")
 				}
 			}
 		})
@@ -84,10 +66,7 @@ func TestFiles(t *testing.T) {
 
 func TestFilesUnknownLang(t *testing.T) {
 	_, err := Files("x", "cobol")
-	if err == nil || !strings.Contains(err.Error(), `unknown language "cobol": use one of python, js, shell, go, c, rust`) {
-		t.Errorf("Files(cobol) = %v", err)
-	}
-	if _, ok := LookupLang("Python"); ok {
-		t.Error("LookupLang is case-insensitive; want exact names")
-	}
+	assert.ErrorContains(t, err, `unknown language "cobol": use one of python, js, shell, go, c, rust`, "Files(cobol)")
+	_, ok := LookupLang("Python")
+	assert.False(t, ok, "LookupLang is case-insensitive; want exact names")
 }

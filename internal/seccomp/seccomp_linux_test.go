@@ -56,7 +56,7 @@ func TestDenyUnixSockets(t *testing.T) {
 	require.ErrorIs(t, err, unix.EACCES, "socket(AF_UNIX) in the filtered thread")
 	select {
 	case <-accepted:
-		t.Fatal("the filtered thread reached the listening socket")
+		require.FailNow(t, "the filtered thread reached the listening socket")
 	default:
 	}
 

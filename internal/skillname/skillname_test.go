@@ -1,6 +1,10 @@
 package skillname
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestKey(t *testing.T) {
 	same := [][2]string{
@@ -15,14 +19,10 @@ func TestKey(t *testing.T) {
 		{"café", "cafe\u0301"}, // composed and decomposed
 	}
 	for _, p := range same {
-		if Key(p[0]) != Key(p[1]) {
-			t.Errorf("Key(%q) = %q, Key(%q) = %q: want the same", p[0], Key(p[0]), p[1], Key(p[1]))
-		}
+		assert.Equal(t, Key(p[0]), Key(p[1]), "Key(%q) and Key(%q): want the same", p[0], p[1])
 	}
 	differ := [][2]string{{"deploy", "deploy2"}, {"deploy", "dep-loy"}, {"a", "b"}}
 	for _, p := range differ {
-		if Key(p[0]) == Key(p[1]) {
-			t.Errorf("Key(%q) == Key(%q): want different", p[0], p[1])
-		}
+		assert.NotEqual(t, Key(p[0]), Key(p[1]), "Key(%q) and Key(%q): want different", p[0], p[1])
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestString(t *testing.T) {
@@ -24,12 +26,8 @@ func TestString(t *testing.T) {
 		{"repl\ufffd", `repl\ufffd`},
 	} {
 		got := String(tc.in)
-		if got != tc.want {
-			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		if again := String(got); again != got {
-			t.Errorf("String is not idempotent on %q: %q", got, again)
-		}
+		assert.Equal(t, tc.want, got, "String(%q)", tc.in)
+		assert.Equal(t, got, String(got), "String is not idempotent on %q", got)
 		assertPrintable(t, got)
 	}
 }
@@ -49,25 +47,21 @@ func TestQuote(t *testing.T) {
 		{"x\ufffd", 64, `"x\ufffd"`},
 	} {
 		got := Quote(tc.in, tc.max)
-		if got != tc.want {
-			t.Errorf("Quote(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "Quote(%q, %d)", tc.in, tc.max)
 		assertPrintable(t, got)
 	}
 	long := strings.Repeat("\x1b", 1000)
-	if got := Quote(long, 10); utf8.RuneCountInString(got) > 10*4+3 {
-		t.Errorf("Quote of 1000 ESC cut to 10 is %d runes long: %q", utf8.RuneCountInString(got), got)
-	}
+	got := Quote(long, 10)
+	assert.LessOrEqual(t, utf8.RuneCountInString(got), 10*4+3, "runes of the Quote of 1000 ESC cut to 10: %q", got)
 }
 
 // assertPrintable fails if s holds anything a terminal could interpret.
 func assertPrintable(t *testing.T, s string) {
 	t.Helper()
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x1b ||
-			(r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			t.Errorf("%q still holds %U", s, r)
-		}
+		control := r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x1b ||
+			(r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+		assert.False(t, control, "%q still holds %U", s, r)
 	}
 }
 
@@ -90,10 +84,6 @@ func FuzzString(f *testing.F) {
 func TestText(t *testing.T) {
 	in := "Done.\n\x1b[2J\x1b[Hrm -rf done\u202e\nlast line"
 	want := "Done.\n\\x1b[2J\\x1b[Hrm -rf done\\u202e\nlast line"
-	if got := Text(in); got != want {
-		t.Errorf("Text(%q) = %q; want %q", in, got, want)
-	}
-	if got := Text("a\nb\n"); got != "a\nb\n" {
-		t.Errorf("plain lines changed: %q", got)
-	}
+	assert.Equal(t, want, Text(in), "Text(%q)", in)
+	assert.Equal(t, "a\nb\n", Text("a\nb\n"), "plain lines changed")
 }

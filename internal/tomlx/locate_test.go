@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestLocateKeys(t *testing.T) {
@@ -99,24 +100,17 @@ func TestLocateKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, deep := LocateKeys([]byte(tt.src))
-			if deep != 0 {
-				t.Errorf("too deep at line %d", deep)
-			}
+			assert.Zero(t, deep, "too deep at line %d", deep)
 			for k, line := range tt.want {
-				if got[k] != line {
-					t.Errorf("line of %s = %d, want %d", k, got[k], line)
-				}
+				assert.Equal(t, line, got[k], "line of %s", k)
 			}
 			for _, k := range tt.none {
-				if l, ok := got[k]; ok {
-					t.Errorf("found key %s at line %d; it is not a key", k, l)
-				}
+				assert.NotContains(t, got, k, "found key %s at line %d; it is not a key", k, got[k])
 			}
 			// The real parser must agree that the input is TOML, or the
 			// test proves nothing.
-			if _, err := toml.Decode(tt.src, new(map[string]any)); err != nil {
-				t.Errorf("test input is not valid TOML: %v", err)
-			}
+			_, err := toml.Decode(tt.src, new(map[string]any))
+			assert.NoError(t, err, "test input is not valid TOML")
 		})
 	}
 }
@@ -132,9 +126,7 @@ func TestKeyLinesFallback(t *testing.T) {
 		{toml.Key{"scripts", "s", "missing", "deeper"}, 1},
 		{toml.Key{"nowhere"}, 0},
 	} {
-		if got := kl.Line(tt.key); got != tt.want {
-			t.Errorf("Line(%s) = %d, want %d", tt.key, got, tt.want)
-		}
+		assert.Equal(t, tt.want, kl.Line(tt.key), "Line(%s)", tt.key)
 	}
 }
 
@@ -151,8 +143,6 @@ func TestLocateKeysWithin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, deep := LocateKeysWithin([]byte(tt.src), tt.parts, tt.depth)
-		if deep != tt.wantDeep {
-			t.Errorf("LocateKeysWithin(%q, %d, %d) too deep at %d, want %d", tt.src, tt.parts, tt.depth, deep, tt.wantDeep)
-		}
+		assert.Equal(t, tt.wantDeep, deep, "LocateKeysWithin(%q, %d, %d): too deep at", tt.src, tt.parts, tt.depth)
 	}
 }

@@ -3,6 +3,8 @@ package tomlx
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestDidYouMean(t *testing.T) {
@@ -18,9 +20,7 @@ func TestDidYouMean(t *testing.T) {
 		{strings.Repeat("m", 10000), ""},
 	}
 	for _, tt := range tests {
-		if got := DidYouMean(tt.name, allowed); got != tt.want {
-			t.Errorf("DidYouMean(%.20q) = %q, want %q", tt.name, got, tt.want)
-		}
+		assert.Equal(t, tt.want, DidYouMean(tt.name, allowed), "DidYouMean(%.20q)", tt.name)
 	}
 }
 
@@ -34,9 +34,7 @@ func TestClosest(t *testing.T) {
 		{"filesystem", ""},
 	}
 	for _, tt := range tests {
-		if got := Closest(tt.name, allowed); got != tt.want {
-			t.Errorf("Closest(%q) = %q, want %q", tt.name, got, tt.want)
-		}
+		assert.Equal(t, tt.want, Closest(tt.name, allowed), "Closest(%q)", tt.name)
 	}
 }
 
@@ -55,8 +53,6 @@ func TestDescribeValue(t *testing.T) {
 		{[]any{"a", int64(1)}, "an array containing an integer"},
 	}
 	for _, tt := range tests {
-		if got := DescribeValue(tt.v); got != tt.want {
-			t.Errorf("DescribeValue(%#v) = %q, want %q", tt.v, got, tt.want)
-		}
+		assert.Equal(t, tt.want, DescribeValue(tt.v), "DescribeValue(%#v)", tt.v)
 	}
 }

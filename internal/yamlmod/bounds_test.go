@@ -19,6 +19,9 @@ import (
 // return a result within host.MaxResultContent, content and structured
 // value, the cut marked, and the failure still says why.
 func TestActionResultBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: three actions that flood their output (2 s); the full suite runs it")
+	}
 	dir := writeModules(t, map[string]string{
 		"tools/flood/tool.yaml": `tool:
   id: flood

@@ -180,6 +180,9 @@ print(json.dumps({"action": sys.argv[1], "result": d["n"] * 2}))
 // script that loops forever is stopped at its timeout with a clear
 // error, the host unharmed.
 func TestActionContained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs an action's script until its timeout (2 s); the full suite runs it")
+	}
 	dir := writeModules(t, map[string]string{
 		"tools/evil/tool.yaml": `tool:
   id: evil

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
@@ -63,9 +62,7 @@ func TestLoadGolden(t *testing.T) {
 				return
 			}
 			require.NotNil(t, want, "no want file; run go test -update")
-			if diff := cmp.Diff(string(want.Data), got); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
+			assert.Equal(t, string(want.Data), got)
 		})
 	}
 }

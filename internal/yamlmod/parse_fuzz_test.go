@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -16,9 +17,7 @@ func FuzzLoad(f *testing.F) {
 	files, _ := filepath.Glob("testdata/load/*.txtar")
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		for _, af := range ar.Files {
 			if strings.HasSuffix(af.Name, ".yaml") {
 				f.Add(af.Data)
@@ -27,9 +26,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	for _, p := range []string{"skills/text-report/skill.yaml", "tools/text-tools/tool.yaml", "agents/text-helper.yaml"} {
 		data, err := os.ReadFile(filepath.Join(example, filepath.FromSlash(p)))
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -37,16 +34,10 @@ func FuzzLoad(f *testing.F) {
 		// The same text as each kind: the id is "x" in all three places.
 		for _, p := range []string{"skills/x/skill.yaml", "tools/x/tool.yaml", "agents/x.yaml"} {
 			full := filepath.Join(dir, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+			require.NoError(t, os.WriteFile(full, data, 0o644))
 		}
-		if err := os.WriteFile(filepath.Join(dir, "tools", "x", "x.sh"), []byte("echo x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "tools", "x", "x.sh"), []byte("echo x\n"), 0o644))
 		set, problems := load(dir, fakeInterpreters)
 		for _, p := range problems {
 			if p.File == "" || p.Message == "" {

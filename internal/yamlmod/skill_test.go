@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -64,9 +63,7 @@ func TestSkillMD(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, string(want), string(got))
 }
 
 // TestDisclosure serves a skill.yaml skill with the host's disclosure

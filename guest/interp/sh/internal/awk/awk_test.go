@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
@@ -40,9 +43,7 @@ func newEnv(t testing.TB, stdin string) (*proc.Env, *bytes.Buffer, *bytes.Buffer
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range fixtures {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
 	var stdout, stderr bytes.Buffer
 	e := &proc.Env{
@@ -107,9 +108,8 @@ func runCases(t *testing.T, cases []awkCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, stderr, status := runAwk(t, c.stdin, c.args...)
-			if got != c.want || status != c.status {
-				t.Errorf("awk %q\n got (%d) %q\nwant (%d) %q\nstderr: %s", c.args, status, got, c.status, c.want, stderr)
-			}
+			assert.Equal(t, c.want, got, "awk %q: stdout; stderr: %s", c.args, stderr)
+			assert.Equal(t, c.status, status, "awk %q: exit status; stderr: %s", c.args, stderr)
 		})
 	}
 }
@@ -132,9 +132,9 @@ func TestPipes(t *testing.T) {
 
 func TestStderr(t *testing.T) {
 	out, errOut, status := runAwk(t, "", `BEGIN { print "out"; print "err" > "/dev/stderr"; printf "x" > "/dev/stdout" }`)
-	if out != "out\nx" || errOut != "err\n" || status != 0 {
-		t.Errorf("got %q %q %d", out, errOut, status)
-	}
+	assert.Equal(t, "out\nx", out, "stdout")
+	assert.Equal(t, "err\n", errOut, "stderr")
+	assert.Zero(t, status, "exit status")
 }
 
 // TestErrors checks that failures are messages with status 2, never
@@ -178,9 +178,8 @@ func TestErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, stderr, status := runAwk(t, "a\n", c.args...)
-			if status != 2 || !strings.Contains(stderr, c.wantErr) {
-				t.Errorf("awk %q: status %d, stderr %q; want 2 and %q", c.args, status, stderr, c.wantErr)
-			}
+			assert.Equal(t, 2, status, "awk %q: exit status", c.args)
+			assert.Contains(t, stderr, c.wantErr, "awk %q: stderr", c.args)
 		})
 	}
 }
@@ -189,21 +188,20 @@ func TestProgFile(t *testing.T) {
 	e, stdout, _ := newEnv(t, "x y\n")
 	os.WriteFile(filepath.Join(e.Dir, "p.awk"), []byte("{ print $2 }\n"), 0o644)
 	os.WriteFile(filepath.Join(e.Dir, "q.awk"), []byte("END { print NR }\n"), 0o644)
-	if st := Main(e, []string{"awk", "-f", "p.awk", "-fq.awk", "--", "-"}); st != 0 || stdout.String() != "y\n1\n" {
-		t.Errorf("got %d %q", st, stdout.String())
-	}
+	st := Main(e, []string{"awk", "-f", "p.awk", "-fq.awk", "--", "-"})
+	assert.Zero(t, st, "exit status")
+	assert.Equal(t, "y\n1\n", stdout.String(), "stdout")
 }
 
 func TestOutputFiles(t *testing.T) {
 	e, stdout, _ := newEnv(t, "a\nb\n")
 	st := Main(e, []string{"awk", `{ print > ($0 ".out"); print NR >> "all.out" } END { close("all.out"); while ((getline l < "all.out") > 0) print "all", l }`})
-	if st != 0 || stdout.String() != "all 1\nall 2\n" {
-		t.Fatalf("got %d %q", st, stdout.String())
-	}
+	require.Zero(t, st, "exit status")
+	require.Equal(t, "all 1\nall 2\n", stdout.String(), "stdout")
 	for name, want := range map[string]string{"a.out": "a\n", "b.out": "b\n", "all.out": "1\n2\n"} {
 		got, err := os.ReadFile(filepath.Join(e.Dir, name))
-		if err != nil || string(got) != want {
-			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		if assert.NoError(t, err, name) {
+			assert.Equal(t, want, string(got), name)
 		}
 	}
 }
@@ -223,11 +221,9 @@ func TestCancel(t *testing.T) {
 		go func() { done <- Main(e, []string{"awk", prog}) }()
 		select {
 		case st := <-done:
-			if st != 130 {
-				t.Errorf("%s: status %d, want 130", prog, st)
-			}
+			assert.Equal(t, 130, st, "%s: exit status", prog)
 		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: not cancelled", prog)
+			require.FailNow(t, "not cancelled", prog)
 		}
 		cancel()
 	}
@@ -237,14 +233,10 @@ func TestCancel(t *testing.T) {
 // the command line.
 func TestEnvironArgv(t *testing.T) {
 	out, _, _ := runAwk(t, "", `BEGIN { print ENVIRON["HOME"], ARGC, ARGV[0], ARGV[2] }`, "f1.txt", "n=1")
-	if out != "/home/user 3 awk n=1\n" {
-		t.Errorf("got %q", out)
-	}
+	assert.Equal(t, "/home/user 3 awk n=1\n", out)
 }
 
 func TestForInOrder(t *testing.T) {
 	out, _, _ := runAwk(t, "", `BEGIN { a[10]; a[9]; a["b"]; a["a"]; a[1]; for (k in a) printf "%s ", k; print "" }`)
-	if out != "1 9 10 a b \n" {
-		t.Errorf("got %q", out)
-	}
+	assert.Equal(t, "1 9 10 a b \n", out)
 }

@@ -2,10 +2,11 @@ package builtin
 
 import (
 	"io"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // The expectations below were checked against GNU bash 5.2.15 with
@@ -83,9 +84,9 @@ func TestPrintf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		out, errs, status := Printf(tt.format, tt.args)
-		if out != tt.out || errs != tt.errs || status != tt.status {
-			t.Errorf("Printf(%q, %q) = %q, %q, %d; want %q, %q, %d", tt.format, tt.args, out, errs, status, tt.out, tt.errs, tt.status)
-		}
+		assert.Equal(t, tt.out, out, "Printf(%q, %q): output", tt.format, tt.args)
+		assert.Equal(t, tt.errs, errs, "Printf(%q, %q): errors", tt.format, tt.args)
+		assert.Equal(t, tt.status, status, "Printf(%q, %q): status", tt.format, tt.args)
 	}
 }
 
@@ -115,9 +116,10 @@ func TestPrintfArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		v, out, errs, status := PrintfArgs(tt.args)
-		if v != tt.varName || out != tt.out || errs != tt.errs || status != tt.status {
-			t.Errorf("PrintfArgs(%q) = %q, %q, %q, %d; want %q, %q, %q, %d", tt.args, v, out, errs, status, tt.varName, tt.out, tt.errs, tt.status)
-		}
+		assert.Equal(t, tt.varName, v, "PrintfArgs(%q): variable", tt.args)
+		assert.Equal(t, tt.out, out, "PrintfArgs(%q): output", tt.args)
+		assert.Equal(t, tt.errs, errs, "PrintfArgs(%q): errors", tt.args)
+		assert.Equal(t, tt.status, status, "PrintfArgs(%q): status", tt.args)
 	}
 }
 
@@ -145,9 +147,7 @@ func TestEcho(t *testing.T) {
 		{nil, "\n"},
 	}
 	for _, tt := range tests {
-		if got := Echo(tt.args); got != tt.want {
-			t.Errorf("Echo(%q) = %q; want %q", tt.args, got, tt.want)
-		}
+		assert.Equal(t, tt.want, Echo(tt.args), "Echo(%q)", tt.args)
 	}
 }
 
@@ -211,20 +211,13 @@ func TestRead(t *testing.T) {
 		r := strings.NewReader(tt.input)
 		got := Read(r, tt.args, tt.ifs, tt.ifs != unset)
 		rest, _ := io.ReadAll(r)
-		if !reflect.DeepEqual(got, tt.want) || string(rest) != tt.rest {
-			t.Errorf("Read(%q, %q, IFS=%q) = %+v, rest %q; want %+v, rest %q", tt.input, tt.args, tt.ifs, got, rest, tt.want, tt.rest)
-		}
+		assert.Equal(t, tt.want, got, "Read(%q, %q, IFS=%q)", tt.input, tt.args, tt.ifs)
+		assert.Equal(t, tt.rest, string(rest), "Read(%q, %q, IFS=%q): rest", tt.input, tt.args, tt.ifs)
 	}
 }
 
 func TestAssign(t *testing.T) {
-	if got, want := Assign("a[$i]", "it's"), `a[$i]='it'\''s'`; got != want {
-		t.Errorf("Assign = %q; want %q", got, want)
-	}
-	if got, want := AssignArray("arr", []string{"a b", "", "'"}), `arr=('a b' '' ''\''')`; got != want {
-		t.Errorf("AssignArray = %q; want %q", got, want)
-	}
-	if got, want := AssignArray("arr", nil), `arr=()`; got != want {
-		t.Errorf("AssignArray = %q; want %q", got, want)
-	}
+	assert.Equal(t, `a[$i]='it'\''s'`, Assign("a[$i]", "it's"), "Assign")
+	assert.Equal(t, `arr=('a b' '' ''\''')`, AssignArray("arr", []string{"a b", "", "'"}), "AssignArray")
+	assert.Equal(t, `arr=()`, AssignArray("arr", nil), "AssignArray")
 }

@@ -1,9 +1,10 @@
 package filecmd
 
 import (
-	"bytes"
-	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestQuote(t *testing.T) {
@@ -18,15 +19,9 @@ func TestQuote(t *testing.T) {
 		{"a~", "‘a~’", "'a~'", "a~"},
 		{"é", "‘é’", "'é'", "é"},
 	} {
-		if got := q(c.in); got != c.q {
-			t.Errorf("q(%q) = %s, want %s", c.in, got, c.q)
-		}
-		if got := qa(c.in); got != c.qa {
-			t.Errorf("qa(%q) = %s, want %s", c.in, got, c.qa)
-		}
-		if got := qf(c.in); got != c.qf {
-			t.Errorf("qf(%q) = %s, want %s", c.in, got, c.qf)
-		}
+		assert.Equal(t, c.q, q(c.in), "q(%q)", c.in)
+		assert.Equal(t, c.qa, qa(c.in), "qa(%q)", c.in)
+		assert.Equal(t, c.qf, qf(c.in), "qf(%q)", c.in)
 	}
 }
 
@@ -34,9 +29,8 @@ func TestLsLong(t *testing.T) {
 	dir := setup(t, fixture{"d/a": "hello\n", "d/sub/": "", "d/l -> a": ""})
 	r := run(t, dir, "", "ls", "-l", "--time-style=long-iso", "d")
 	// Owner and group are the sandbox user; link counts are derived.
-	if r.stdout[:8] != "total 8\n" || !bytes.Contains([]byte(r.stdout), []byte("-rw-r--r-- 1 user user    6 2026-11-20 10:00 a\n")) ||
-		!regexp.MustCompile(`\ndrwxr-xr-x 2 user user +\d+ 2026-11-20 10:00 sub\n`).MatchString(r.stdout) ||
-		!bytes.Contains([]byte(r.stdout), []byte(" l -> a\n")) {
-		t.Errorf("got %q", r.stdout)
-	}
+	assert.True(t, strings.HasPrefix(r.stdout, "total 8\n"), "stdout %q", r.stdout)
+	assert.Contains(t, r.stdout, "-rw-r--r-- 1 user user    6 2026-11-20 10:00 a\n")
+	assert.Regexp(t, `\ndrwxr-xr-x 2 user user +\d+ 2026-11-20 10:00 sub\n`, r.stdout)
+	assert.Contains(t, r.stdout, " l -> a\n")
 }

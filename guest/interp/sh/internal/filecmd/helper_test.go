@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
 )
 
@@ -82,21 +85,15 @@ func setup(t testing.TB, files fixture) string {
 		p := filepath.Join(dir, name)
 		if from, to, ok := strings.Cut(name, " -> "); ok {
 			os.MkdirAll(filepath.Dir(filepath.Join(dir, from)), 0o755)
-			if err := os.Symlink(to, filepath.Join(dir, from)); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Symlink(to, filepath.Join(dir, from)))
 			continue
 		}
 		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(p, 0o755))
 			continue
 		}
 		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 		os.Chtimes(p, fixedTime, fixedTime)
 	}
 	// Directories last: creating their entries changed their times.
@@ -129,15 +126,9 @@ func runCases(t *testing.T, cases []aCase) {
 			r := run(t, dir, c.stdin, c.args...)
 			// "$DIR" in an expected output stands for the test's directory.
 			want, wantErr := strings.ReplaceAll(c.stdout, "$DIR", dir), strings.ReplaceAll(c.stderr, "$DIR", dir)
-			if r.stdout != want {
-				t.Errorf("%v: stdout\n got %q\nwant %q", c.args, r.stdout, want)
-			}
-			if r.stderr != wantErr {
-				t.Errorf("%v: stderr\n got %q\nwant %q", c.args, r.stderr, wantErr)
-			}
-			if r.code != c.code {
-				t.Errorf("%v: exit %d, want %d", c.args, r.code, c.code)
-			}
+			assert.Equal(t, want, r.stdout, "%v: stdout", c.args)
+			assert.Equal(t, wantErr, r.stderr, "%v: stderr", c.args)
+			assert.Equal(t, c.code, r.code, "%v: exit status", c.args)
 		})
 	}
 }

@@ -10,96 +10,80 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTarRoundTrip(t *testing.T) {
 	dir := setup(t, fixture{"src/a": "hi\n", "src/sub/b": "yo\n", "other/c": "c\n"})
 	// Old-style bundled options, gzip, and -C between operands.
 	r := run(t, dir, "", "tar", "czvf", "t.tgz", "src", "-C", "other", "c")
-	if r.code != 0 || r.stdout != "src/\nsrc/a\nsrc/sub/\nsrc/sub/b\nc\n" {
-		t.Fatalf("create: %+v", r)
-	}
+	require.Zero(t, r.code, "create: %+v", r)
+	require.Equal(t, "src/\nsrc/a\nsrc/sub/\nsrc/sub/b\nc\n", r.stdout, "create: %+v", r)
 	// Compression is detected when reading, as GNU tar does.
 	r = run(t, dir, "", "tar", "-tf", "t.tgz")
-	if r.stdout != "src/\nsrc/a\nsrc/sub/\nsrc/sub/b\nc\n" {
-		t.Errorf("list: %+v", r)
-	}
+	assert.Equal(t, "src/\nsrc/a\nsrc/sub/\nsrc/sub/b\nc\n", r.stdout, "list: %+v", r)
 	r = run(t, dir, "", "tar", "-tvzf", "t.tgz", "src/a")
-	if !regexp.MustCompile(`^-rw-r--r-- user/user {9}3 \d{4}-\d\d-\d\d \d\d:\d\d src/a\n$`).MatchString(r.stdout) {
-		t.Errorf("list -v: %q", r.stdout)
-	}
+	assert.Regexp(t, `^-rw-r--r-- user/user {9}3 \d{4}-\d\d-\d\d \d\d:\d\d src/a\n$`, r.stdout, "list -v")
 	os.Mkdir(filepath.Join(dir, "out"), 0o755)
 	r = run(t, dir, "", "tar", "-xzf", "t.tgz", "-C", "out", "--strip-components=1")
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("extract: %+v", r)
-	}
+	require.Zero(t, r.code, "extract: %+v", r)
+	require.Empty(t, r.stderr, "extract: %+v", r)
 	for name, want := range map[string]string{"out/a": "hi\n", "out/sub/b": "yo\n"} {
-		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
-			t.Errorf("%s: %q %v", name, b, err)
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if assert.NoError(t, err, name) {
+			assert.Equal(t, want, string(b), name)
 		}
 	}
 	r = run(t, dir, "", "tar", "xOf", "t.tgz", "src/sub/b")
-	if r.stdout != "yo\n" {
-		t.Errorf("-O: %+v", r)
-	}
+	assert.Equal(t, "yo\n", r.stdout, "-O: %+v", r)
 	r = run(t, dir, "", "tar", "tf", "t.tgz", "nothere")
-	if r.stderr != "tar: nothere: Not found in archive\ntar: Exiting with failure status due to previous errors\n" || r.code != 2 {
-		t.Errorf("missing member: %+v", r)
-	}
+	assert.Equal(t, "tar: nothere: Not found in archive\ntar: Exiting with failure status due to previous errors\n", r.stderr, "missing member: %+v", r)
+	assert.Equal(t, 2, r.code, "missing member: %+v", r)
 	r = run(t, dir, "", "tar", "cf", "e.tar")
-	if r.stderr != "tar: Cowardly refusing to create an empty archive\nTry 'tar --help' or 'tar --usage' for more information.\n" || r.code != 2 {
-		t.Errorf("empty: %+v", r)
-	}
+	assert.Equal(t, "tar: Cowardly refusing to create an empty archive\nTry 'tar --help' or 'tar --usage' for more information.\n", r.stderr, "empty: %+v", r)
+	assert.Equal(t, 2, r.code, "empty: %+v", r)
 	r = run(t, dir, "", "tar", "xf", "nope.tar")
-	if r.stderr != "tar: nope.tar: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n" || r.code != 2 {
-		t.Errorf("no archive: %+v", r)
-	}
+	assert.Equal(t, "tar: nope.tar: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n", r.stderr, "no archive: %+v", r)
+	assert.Equal(t, 2, r.code, "no archive: %+v", r)
 }
 
 func TestGzipRoundTrip(t *testing.T) {
 	dir := setup(t, fixture{"g": "hello\n", "notgz.gz": "zz\n"})
-	if r := run(t, dir, "", "gzip", "g"); r != (result{}) {
-		t.Fatalf("gzip: %+v", r)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "g")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("g not replaced")
-	}
+	require.Equal(t, result{}, run(t, dir, "", "gzip", "g"), "gzip")
+	_, err := os.Stat(filepath.Join(dir, "g"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "g not replaced")
 	fi, err := os.Stat(filepath.Join(dir, "g.gz"))
-	if err != nil || !fi.ModTime().Equal(fixedTime) {
-		t.Errorf("g.gz: %v %v", fi, err)
+	if assert.NoError(t, err, "g.gz") {
+		assert.True(t, fi.ModTime().Equal(fixedTime), "g.gz modified at %v, want %v", fi.ModTime(), fixedTime)
 	}
-	if r := run(t, dir, "", "zcat", "g.gz"); r.stdout != "hello\n" {
-		t.Errorf("zcat: %+v", r)
-	}
-	if r := run(t, dir, "", "gzip", "g.gz"); r.stderr != "gzip: g.gz already has .gz suffix -- unchanged\n" || r.code != 0 {
-		t.Errorf("suffix: %+v", r)
-	}
+	r := run(t, dir, "", "zcat", "g.gz")
+	assert.Equal(t, "hello\n", r.stdout, "zcat: %+v", r)
+	r = run(t, dir, "", "gzip", "g.gz")
+	assert.Equal(t, "gzip: g.gz already has .gz suffix -- unchanged\n", r.stderr, "suffix: %+v", r)
+	assert.Zero(t, r.code, "suffix: %+v", r)
 	gz, _ := os.ReadFile(filepath.Join(dir, "g.gz"))
 	os.WriteFile(filepath.Join(dir, "h.gz"), append(gz, "xx"...), 0o644)
-	if r := run(t, dir, "", "gunzip", "h.gz"); r.stderr != "\ngzip: h.gz: decompression OK, trailing garbage ignored\n" || r.code != 2 {
-		t.Errorf("garbage: %+v", r)
-	}
-	if r := run(t, dir, "", "gunzip", "notgz.gz"); r.stderr != "\ngzip: notgz.gz: not in gzip format\n" || r.code != 1 {
-		t.Errorf("not gzip: %+v", r)
-	}
-	if r := run(t, dir, "", "gunzip", "g"); r != (result{}) {
-		t.Errorf("gunzip g (finds g.gz): %+v", r)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "g")); string(b) != "hello\n" {
-		t.Errorf("gunzip: %q", b)
-	}
-	if r := run(t, dir, "", "gzip", "-k", "g"); r.code != 0 {
-		t.Errorf("-k: %+v", r)
-	}
-	if r := run(t, dir, "", "gzip", "g"); r.stderr != "gzip: g.gz already exists;\tnot overwritten\n" || r.code != 2 {
-		t.Errorf("exists: %+v", r)
-	}
+	r = run(t, dir, "", "gunzip", "h.gz")
+	assert.Equal(t, "\ngzip: h.gz: decompression OK, trailing garbage ignored\n", r.stderr, "garbage: %+v", r)
+	assert.Equal(t, 2, r.code, "garbage: %+v", r)
+	r = run(t, dir, "", "gunzip", "notgz.gz")
+	assert.Equal(t, "\ngzip: notgz.gz: not in gzip format\n", r.stderr, "not gzip: %+v", r)
+	assert.Equal(t, 1, r.code, "not gzip: %+v", r)
+	assert.Equal(t, result{}, run(t, dir, "", "gunzip", "g"), "gunzip g (finds g.gz)")
+	b, _ := os.ReadFile(filepath.Join(dir, "g"))
+	assert.Equal(t, "hello\n", string(b), "gunzip")
+	r = run(t, dir, "", "gzip", "-k", "g")
+	assert.Zero(t, r.code, "-k: %+v", r)
+	r = run(t, dir, "", "gzip", "g")
+	assert.Equal(t, "gzip: g.gz already exists;\tnot overwritten\n", r.stderr, "exists: %+v", r)
+	assert.Equal(t, 2, r.code, "exists: %+v", r)
 	var out bytes.Buffer
 	e := newEnv(dir, "stream\n", &out, &out)
 	gzipCmd(e, []string{"gzip"})
-	if r := run(t, dir, out.String(), "gzip", "-d"); r.stdout != "stream\n" {
-		t.Errorf("pipe: %+v", r)
-	}
+	r = run(t, dir, out.String(), "gzip", "-d")
+	assert.Equal(t, "stream\n", r.stdout, "pipe: %+v", r)
 }
 
 func TestXargsStatus(t *testing.T) {
@@ -114,9 +98,7 @@ func TestXargsStatus(t *testing.T) {
 		{[]string{"xargs", "exit255"}, "a\nb\n", result{"", "xargs: exit255: exited with status 255; aborting\n", 124}},
 		{[]string{"xargs", "-n1", "cat"}, "nope\n", result{"", "cat: nope: No such file or directory\n", 123}},
 	} {
-		if r := run(t, dir, c.stdin, c.args...); r != c.want {
-			t.Errorf("%v: got %+v, want %+v", c.args, r, c.want)
-		}
+		assert.Equal(t, c.want, run(t, dir, c.stdin, c.args...), "%v", c.args)
 	}
 }
 
@@ -130,15 +112,11 @@ func TestSleepCancelled(t *testing.T) {
 	cancel()
 	select {
 	case code := <-done:
-		if code == 0 {
-			t.Error("cancelled sleep succeeded")
-		}
+		assert.NotZero(t, code, "cancelled sleep succeeded")
 	case <-time.After(5 * time.Second):
-		t.Fatal("sleep ignored cancellation")
+		require.FailNow(t, "sleep ignored cancellation")
 	}
-	if !wait(newEnv("", "", &out, &out), 0.001) {
-		t.Error("short sleep failed")
-	}
+	assert.True(t, wait(newEnv("", "", &out, &out), 0.001), "short sleep failed")
 }
 
 type failWriter struct{ n int }
@@ -152,47 +130,40 @@ func (w *failWriter) Write(p []byte) (int, error) {
 
 func TestYesStopsOnWriteError(t *testing.T) {
 	e := newEnv("", "", &failWriter{}, &bytes.Buffer{})
-	if code := yes(e, []string{"yes", "x"}); code != 1 {
-		t.Errorf("exit %d", code)
-	}
+	assert.Equal(t, 1, yes(e, []string{"yes", "x"}), "exit code")
 }
 
 func TestMktemp(t *testing.T) {
 	dir := t.TempDir()
 	r := run(t, dir, "", "mktemp")
-	if !regexp.MustCompile(`^` + regexp.QuoteMeta(dir) + `/tmp\.[A-Za-z0-9]{10}\n$`).MatchString(r.stdout) {
-		t.Fatalf("default: %+v", r)
-	}
-	if fi, err := os.Stat(strings.TrimSpace(r.stdout)); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("file: %v %v", fi, err)
+	require.Regexp(t, `^`+regexp.QuoteMeta(dir)+`/tmp\.[A-Za-z0-9]{10}\n$`, r.stdout, "default: %+v", r)
+	fi, err := os.Stat(strings.TrimSpace(r.stdout))
+	if assert.NoError(t, err, "file") {
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "file permissions")
 	}
 	r = run(t, dir, "", "mktemp", "-d", "-p", dir, "work.XXXX")
-	fi, err := os.Stat(strings.TrimSpace(r.stdout))
-	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		t.Errorf("-d: %+v %v", r, err)
+	fi, err = os.Stat(strings.TrimSpace(r.stdout))
+	if assert.NoError(t, err, "-d: %+v", r) {
+		assert.True(t, fi.IsDir(), "-d: %+v", r)
+		assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), "-d: %+v", r)
 	}
 	r = run(t, dir, "", "mktemp", "-u", "x.XXX.txt")
-	if !regexp.MustCompile(`^x\.[A-Za-z0-9]{3}\.txt\n$`).MatchString(r.stdout) {
-		t.Errorf("-u with suffix: %+v", r)
-	}
+	assert.Regexp(t, `^x\.[A-Za-z0-9]{3}\.txt\n$`, r.stdout, "-u with suffix: %+v", r)
 }
 
 func TestCpPreserveAndMv(t *testing.T) {
 	dir := setup(t, fixture{"a": "data", "d/": ""})
 	os.Chmod(filepath.Join(dir, "a"), 0o640)
-	if r := run(t, dir, "", "cp", "-p", "a", "d"); r != (result{}) {
-		t.Fatalf("%+v", r)
-	}
+	require.Equal(t, result{}, run(t, dir, "", "cp", "-p", "a", "d"), "cp -p")
 	fi, err := os.Stat(filepath.Join(dir, "d/a"))
-	if err != nil || fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(fixedTime) {
-		t.Errorf("cp -p: %v %v", fi, err)
+	if assert.NoError(t, err, "cp -p") {
+		assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "cp -p: permissions")
+		assert.True(t, fi.ModTime().Equal(fixedTime), "cp -p: modified at %v, want %v", fi.ModTime(), fixedTime)
 	}
-	if r := run(t, dir, "", "mv", "a", "d/a", "d"); r.stderr != "mv: 'd/a' and 'd/a' are the same file\n" || r.code != 1 {
-		t.Errorf("mv: %+v", r)
-	}
-	if r := run(t, dir, "", "mv", "d", "e"); r != (result{}) {
-		t.Errorf("mv dir: %+v", r)
-	}
+	r := run(t, dir, "", "mv", "a", "d/a", "d")
+	assert.Equal(t, "mv: 'd/a' and 'd/a' are the same file\n", r.stderr, "mv: %+v", r)
+	assert.Equal(t, 1, r.code, "mv: %+v", r)
+	assert.Equal(t, result{}, run(t, dir, "", "mv", "d", "e"), "mv dir")
 }
 
 func TestDateFixed(t *testing.T) {
@@ -204,13 +175,11 @@ func TestDateFixed(t *testing.T) {
 		"%10s|%-N|%3N":            "1795683600|000000000|000",
 		"%:::z %^b %#b %Ey %Om":   "+00 NOV NOV 26 11",
 	} {
-		if got := strftime(tm, format); got != want {
-			t.Errorf("%q: got %q, want %q", format, got, want)
-		}
+		assert.Equal(t, want, strftime(tm, format), "%q", format)
 	}
-	if l := location("EST5", nil); strftime(tm.In(l), "%H %Z %z") != "04 EST -0500" {
-		t.Errorf("EST5: %s", strftime(tm.In(l), "%H %Z %z"))
-	}
+	l := location("EST5", nil)
+	assert.Equal(t, "04 EST -0500", strftime(tm.In(l), "%H %Z %z"), "EST5")
+
 }
 
 // FuzzDate feeds arbitrary formats and date strings: formatting and

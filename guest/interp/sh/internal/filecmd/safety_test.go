@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // evilTar builds an archive that tries to escape the extraction
@@ -27,9 +30,7 @@ func evilTar(t testing.TB, outside string) []byte {
 	tw.WriteHeader(&tar.Header{Name: "lnk", Typeflag: tar.TypeSymlink, Linkname: outside, Mode: 0o777})
 	file("lnk/pwn")
 	tw.WriteHeader(&tar.Header{Name: "hl", Typeflag: tar.TypeLink, Linkname: "../../etc/passwd"})
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tw.Close())
 	return buf.Bytes()
 }
 
@@ -63,18 +64,14 @@ func TestTarExtractStaysInside(t *testing.T) {
 		"tar: Removing leading `../../' from hard link targets\n" +
 		"tar: hl: Cannot hard link to ‘etc/passwd’: No such file or directory\n" +
 		"tar: Exiting with failure status due to previous errors\n"
-	if r.stderr != want || r.code != 2 {
-		t.Errorf("stderr %q, code %d\nwant %q, 2", r.stderr, r.code, want)
-	}
-	if got := listTree(t, outside); len(got) != 0 {
-		t.Errorf("wrote outside the target: %v", got)
-	}
+	assert.Equal(t, want, r.stderr, "stderr")
+	assert.Equal(t, 2, r.code, "exit code")
+	assert.Empty(t, listTree(t, outside), "wrote outside the target")
 	got := strings.Join(listTree(t, dir), " ")
-	if got != "outside work work/evil.tar work/out work/out/abs work/out/abs/evil2 work/out/lnk work/out/x work/out/x/y" {
-		t.Errorf("tree after extraction: %s", got)
-	}
-	if target, err := os.Readlink(filepath.Join(dir, "work/out/lnk")); err != nil || target != outside {
-		t.Errorf("delayed link: %q, %v", target, err)
+	assert.Equal(t, "outside work work/evil.tar work/out work/out/abs work/out/abs/evil2 work/out/lnk work/out/x work/out/x/y", got, "tree after extraction")
+	target, err := os.Readlink(filepath.Join(dir, "work/out/lnk"))
+	if assert.NoError(t, err, "delayed link") {
+		assert.Equal(t, outside, target, "delayed link")
 	}
 }
 
@@ -93,25 +90,19 @@ func TestTarExtractThroughExistingLink(t *testing.T) {
 	tw.Close()
 	os.WriteFile(filepath.Join(dir, "work", "a.tar"), buf.Bytes(), 0o644)
 	r := run(t, filepath.Join(dir, "work"), "", "tar", "-xf", "a.tar", "-C", "out")
-	if r.code != 2 || !strings.Contains(r.stderr, "esc/f: Cannot open: Not a directory") {
-		t.Errorf("got %+v", r)
-	}
-	if got := listTree(t, outside); len(got) != 0 {
-		t.Errorf("wrote outside the target: %v", got)
-	}
+	assert.Equal(t, 2, r.code, "exit code: %+v", r)
+	assert.Contains(t, r.stderr, "esc/f: Cannot open: Not a directory", "stderr")
+	assert.Empty(t, listTree(t, outside), "wrote outside the target")
 }
 
 func TestRmSymlinkToDirectory(t *testing.T) {
 	dir := setup(t, fixture{"target/keep": "data", "link -> target": ""})
-	r := run(t, dir, "", "rm", "-rf", "link")
-	if r != (result{}) {
-		t.Errorf("got %+v", r)
-	}
-	if _, err := os.Lstat(filepath.Join(dir, "link")); !os.IsNotExist(err) {
-		t.Errorf("link still there: %v", err)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "target/keep")); err != nil || string(b) != "data" {
-		t.Errorf("target's contents touched: %q %v", b, err)
+	assert.Equal(t, result{}, run(t, dir, "", "rm", "-rf", "link"))
+	_, err := os.Lstat(filepath.Join(dir, "link"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "link still there")
+	b, err := os.ReadFile(filepath.Join(dir, "target/keep"))
+	if assert.NoError(t, err, "target's contents touched") {
+		assert.Equal(t, "data", string(b), "target's contents touched")
 	}
 }
 
@@ -119,12 +110,9 @@ func TestCpIntoItself(t *testing.T) {
 	dir := setup(t, fixture{"a/f": "x"})
 	r := run(t, dir, "", "cp", "-r", "a", "a/b")
 	want := result{"", "cp: cannot copy a directory, 'a', into itself, 'a/b'\n", 1}
-	if r != want {
-		t.Errorf("got %+v, want %+v", r, want)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "a/b")); !os.IsNotExist(err) {
-		t.Errorf("a/b created")
-	}
+	assert.Equal(t, want, r)
+	_, err := os.Stat(filepath.Join(dir, "a/b"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "a/b created")
 }
 
 func TestFindSymlinkLoop(t *testing.T) {
@@ -135,14 +123,11 @@ func TestFindSymlinkLoop(t *testing.T) {
 		"find: File system loop detected; ‘d/sub/loop’ is part of the same file system loop as ‘d’.\n",
 		1,
 	}
-	if r != want {
-		t.Errorf("got %+v, want %+v", r, want)
-	}
+	assert.Equal(t, want, r)
 	// Without -L the link is just a link.
 	r = run(t, dir, "", "find", "d")
-	if r.stdout != "d\nd/sub\nd/sub/f\nd/sub/loop\n" || r.code != 0 {
-		t.Errorf("got %+v", r)
-	}
+	assert.Equal(t, "d\nd/sub\nd/sub/f\nd/sub/loop\n", r.stdout, "without -L: %+v", r)
+	assert.Zero(t, r.code, "without -L: %+v", r)
 }
 
 func TestRmRefusesDotAndRoot(t *testing.T) {
@@ -152,12 +137,10 @@ func TestRmRefusesDotAndRoot(t *testing.T) {
 		"rm: refusing to remove '.' or '..' directory: skipping 'd/..'\n" +
 		"rm: it is dangerous to operate recursively on '/'\n" +
 		"rm: use --no-preserve-root to override this failsafe\n"
-	if r.stderr != want || r.code != 1 {
-		t.Errorf("got %+v", r)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "d/f")); err != nil {
-		t.Error(err)
-	}
+	assert.Equal(t, want, r.stderr, "stderr")
+	assert.Equal(t, 1, r.code, "exit code")
+	_, err := os.Stat(filepath.Join(dir, "d/f"))
+	assert.NoError(t, err)
 }
 
 // FuzzTarExtract extracts arbitrary bytes: tar must not panic and must

@@ -2,9 +2,9 @@ package proc
 
 import (
 	"bytes"
-	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestGetopt(t *testing.T) {
@@ -36,9 +36,9 @@ func TestGetopt(t *testing.T) {
 		{nil, nil, nil},
 	} {
 		opts, ops, err := g.Parse(c.args)
-		if err != nil || !reflect.DeepEqual(opts, c.opts) || !reflect.DeepEqual(ops, c.operands) {
-			t.Errorf("%q: got %v %q %v, want %v %q", c.args, opts, ops, err, c.opts, c.operands)
-		}
+		assert.NoError(t, err, "%q", c.args)
+		assert.Equal(t, c.opts, opts, "%q: options", c.args)
+		assert.Equal(t, c.operands, ops, "%q: operands", c.args)
 	}
 }
 
@@ -64,26 +64,25 @@ func TestGetoptErrors(t *testing.T) {
 		"-":             "",
 	} {
 		_, _, err := g.Parse([]string{args})
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != msg {
-			t.Errorf("%s: got %q, want %q", args, got, msg)
+		if msg == "" {
+			assert.NoError(t, err, args)
+		} else {
+			assert.EqualError(t, err, msg, args)
 		}
 	}
 	// The first error wins, even after an operand.
-	if _, _, err := g.Parse([]string{"a", "-x", "--nope"}); err == nil || err.Error() != "invalid option -- 'x'" {
-		t.Errorf("first error: %v", err)
-	}
+	_, _, err := g.Parse([]string{"a", "-x", "--nope"})
+	assert.EqualError(t, err, "invalid option -- 'x'", "first error")
 	// An unknown long option is named, for commands that answer --help
 	// themselves.
 	var oe *OptError
-	if _, _, err := g.Parse([]string{"--help=x"}); !errors.As(err, &oe) || oe.Unrecognized != "help" {
-		t.Errorf("--help=x: %#v", err)
+	_, _, err = g.Parse([]string{"--help=x"})
+	if assert.ErrorAs(t, err, &oe, "--help=x") {
+		assert.Equal(t, "help", oe.Unrecognized, "--help=x")
 	}
-	if _, _, err := g.Parse([]string{"--ver"}); !errors.As(err, &oe) || oe.Unrecognized != "" {
-		t.Errorf("--ver: %#v", err)
+	_, _, err = g.Parse([]string{"--ver"})
+	if assert.ErrorAs(t, err, &oe, "--ver") {
+		assert.Empty(t, oe.Unrecognized, "--ver")
 	}
 }
 
@@ -91,9 +90,7 @@ func TestGetoptModes(t *testing.T) {
 	// Posix (POSIXLY_CORRECT, env, xargs) ends the options at the first
 	// operand.
 	_, ops, _ := Getopt{Spec: "n:", Posix: true}.Parse([]string{"-n1", "echo", "-n"})
-	if !reflect.DeepEqual(ops, []string{"echo", "-n"}) {
-		t.Errorf("posix: %q", ops)
-	}
+	assert.Equal(t, []string{"echo", "-n"}, ops, "posix")
 	// Stop takes negative numbers as operands, as seq does; options
 	// before them still count and the number's value is never an option.
 	negative := func(a string) bool {
@@ -101,29 +98,23 @@ func TestGetoptModes(t *testing.T) {
 	}
 	g := Getopt{Spec: "s,separator: w", Stop: negative}
 	opts, ops, err := g.Parse([]string{"-w", "-s", "-1", "-5", "-w", "3"})
-	if err != nil || !reflect.DeepEqual(opts, []Opt{{Key: "w"}, {Key: "s", Val: "-1", HasVal: true}}) || !reflect.DeepEqual(ops, []string{"-5", "-w", "3"}) {
-		t.Errorf("stop: %v %q %v", opts, ops, err)
-	}
-	if _, _, err := (Getopt{Spec: "w"}).Parse([]string{"-5"}); err == nil || err.Error() != "invalid option -- '5'" {
-		t.Errorf("-5 without Stop: %v", err)
-	}
+	assert.NoError(t, err, "stop")
+	assert.Equal(t, []Opt{{Key: "w"}, {Key: "s", Val: "-1", HasVal: true}}, opts, "stop: options")
+	assert.Equal(t, []string{"-5", "-w", "3"}, ops, "stop: operands")
+	_, _, err = (Getopt{Spec: "w"}).Parse([]string{"-5"})
+	assert.EqualError(t, err, "invalid option -- '5'", "-5 without Stop")
 	// Ordered keeps the operands' places among the options (tar -C).
 	opts, ops, _ = Getopt{Spec: "C,directory: v", Ordered: true}.Parse([]string{"a", "-C", "d", "b", "-v", "--", "-c"})
 	want := []Opt{{Val: "a", HasVal: true}, {Key: "C", Val: "d", HasVal: true}, {Val: "b", HasVal: true}, {Key: "v"}, {Val: "-c", HasVal: true}}
-	if !reflect.DeepEqual(opts, want) || !reflect.DeepEqual(ops, []string{"a", "b", "-c"}) {
-		t.Errorf("ordered: %v %q", opts, ops)
-	}
+	assert.Equal(t, want, opts, "ordered: options")
+	assert.Equal(t, []string{"a", "b", "-c"}, ops, "ordered: operands")
 }
 
 func TestUsage(t *testing.T) {
 	var stderr bytes.Buffer
 	e := &Env{Stdout: &bytes.Buffer{}, Stderr: &stderr}
-	if st := e.Usage("cut", 1, "%v", &OptError{msg: "invalid option -- 'x'"}); st != 1 {
-		t.Errorf("status %d", st)
-	}
+	assert.Equal(t, 1, e.Usage("cut", 1, "%v", &OptError{msg: "invalid option -- 'x'"}), "status")
 	e.TryHelp("seq")
 	want := "cut: invalid option -- 'x'\nTry 'cut --help' for more information.\nTry 'seq --help' for more information.\n"
-	if got := stderr.String(); got != want {
-		t.Errorf("got %q", got)
-	}
+	assert.Equal(t, want, stderr.String(), "stderr")
 }

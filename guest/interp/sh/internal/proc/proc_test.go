@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestErrorText(t *testing.T) {
@@ -20,8 +22,6 @@ func TestErrorText(t *testing.T) {
 		{&fs.PathError{Op: "open", Path: "x", Err: syscall.EISDIR}, "Is a directory"},
 		{fmt.Errorf("bad thing"), "Bad thing"},
 	} {
-		if got := ErrorText(c.err); got != c.want {
-			t.Errorf("ErrorText(%v) = %q, want %q", c.err, got, c.want)
-		}
+		assert.Equal(t, c.want, ErrorText(c.err), "ErrorText(%v)", c.err)
 	}
 }

@@ -9,7 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // cmdCase is one run of a command: its arguments (args[0] is the
@@ -23,26 +27,12 @@ type cmdCase struct {
 	wantFiles map[string]string // files as they must be afterwards
 }
 
-// writeFiles creates files (relative path -> content) under dir.
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // run runs a command in a fresh directory holding gnuFiles and extra.
 func run(t testing.TB, ctx context.Context, args []string, stdin string, extra map[string]string) (dir, out, errOut string, code int) {
 	t.Helper()
 	dir = t.TempDir()
-	writeFiles(t, dir, gnuFiles)
-	writeFiles(t, dir, extra)
+	testkit.WriteTree(t, dir, gnuFiles)
+	testkit.WriteTree(t, dir, extra)
 	var stdout, stderr bytes.Buffer
 	e := &proc.Env{
 		Ctx:     ctx,
@@ -53,9 +43,7 @@ func run(t testing.TB, ctx context.Context, args []string, stdin string, extra m
 		Environ: []string{"LANG=C.UTF-8"},
 	}
 	cmd, ok := Commands[args[0]]
-	if !ok {
-		t.Fatalf("no command %q", args[0])
-	}
+	require.True(t, ok, "no command %q", args[0])
 	code = cmd(e, args)
 	return dir, stdout.String(), stderr.String(), code
 }
@@ -65,21 +53,13 @@ func runCases(t *testing.T, cases []cmdCase) {
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			dir, out, errOut, code := run(t, context.Background(), c.args, c.stdin, c.files)
-			if out != c.out {
-				t.Errorf("stdout:\n got %q\nwant %q", out, c.out)
-			}
-			if errOut != c.err {
-				t.Errorf("stderr:\n got %q\nwant %q", errOut, c.err)
-			}
-			if code != c.code {
-				t.Errorf("exit status %d, want %d", code, c.code)
-			}
+			assert.Equal(t, c.out, out, "stdout")
+			assert.Equal(t, c.err, errOut, "stderr")
+			assert.Equal(t, c.code, code, "exit status")
 			for name, want := range c.wantFiles {
 				got, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Errorf("%s: %v", name, err)
-				} else if string(got) != want {
-					t.Errorf("%s:\n got %q\nwant %q", name, got, want)
+				if assert.NoError(t, err, name) {
+					assert.Equal(t, want, string(got), name)
 				}
 			}
 		})
@@ -95,9 +75,7 @@ func TestGNU(t *testing.T) {
 
 func TestCommandsComplete(t *testing.T) {
 	for _, name := range []string{"grep", "egrep", "fgrep", "sed", "tr", "head", "tail", "wc", "sort", "uniq", "cut", "paste", "comm", "nl", "rev", "tac", "fold"} {
-		if Commands[name] == nil {
-			t.Errorf("missing %s", name)
-		}
+		assert.NotNil(t, Commands[name], "missing %s", name)
 	}
 }
 
@@ -130,14 +108,13 @@ func TestUnsupported(t *testing.T) {
 		{"grep", "-P", `(a)\1`, "f3"},
 	} {
 		_, out, errOut, code := run(t, context.Background(), args, "", nil)
-		if code != 2 || out != "" || !strings.HasPrefix(errOut, "grep: ") {
-			t.Errorf("%q: status %d, stdout %q, stderr %q", args, code, out, errOut)
-		}
+		assert.Equal(t, 2, code, "%q: exit status", args)
+		assert.Empty(t, out, "%q: stdout", args)
+		assert.True(t, strings.HasPrefix(errOut, "grep: "), "%q: stderr %q", args, errOut)
 	}
 	_, _, errOut, code := run(t, context.Background(), []string{"sed", `s/\(a\)\1/x/`, "f3"}, "", nil)
-	if code != 1 || !strings.HasPrefix(errOut, "sed: -e expression #1, char ") {
-		t.Errorf("sed back-reference: status %d, stderr %q", code, errOut)
-	}
+	assert.Equal(t, 1, code, "sed back-reference: exit status")
+	assert.True(t, strings.HasPrefix(errOut, "sed: -e expression #1, char "), "sed back-reference: stderr %q", errOut)
 }
 
 // TestCancel: an endless sed loop stops when the shell cancels it.
@@ -152,7 +129,7 @@ func TestCancel(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		t.Fatal("sed did not stop when cancelled")
+		require.FailNow(t, "sed did not stop when cancelled")
 	}
 }
 
@@ -164,9 +141,8 @@ func fuzzRun(t *testing.T, args []string, stdin string) {
 	var out, errOut bytes.Buffer
 	e := &proc.Env{Ctx: ctx, Stdin: strings.NewReader(stdin), Stdout: &limitWriter{w: &out}, Stderr: &errOut, Dir: t.TempDir()}
 	code := Commands[args[0]](e, args)
-	if code < 0 || code > 255 {
-		t.Errorf("%q: exit status %d", args, code)
-	}
+	assert.GreaterOrEqual(t, code, 0, "%q: exit status", args)
+	assert.LessOrEqual(t, code, 255, "%q: exit status", args)
 }
 
 // limitWriter fails once a fuzzed script has printed a lot, so an
