@@ -57,6 +57,9 @@ text = "notes.txt has 3 lines."
 // /skills/<name>, its script runs in the sandbox over the workspace as
 // granted, and the host stays out of reach.
 func TestSessionShellTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	root := t.TempDir()
 	pub := filepath.Join(root, "pub")
 	require.NoError(t, os.MkdirAll(filepath.Join(pub, "scripts"), 0o755))

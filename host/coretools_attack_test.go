@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // Attack tests of the core tools: each is what a hostile model (or a
@@ -203,7 +204,7 @@ func TestAttackCoreToolsProtectedSkill(t *testing.T) {
 // says why (issue 11, finding 10).
 func TestAttackCoreToolsFIFO(t *testing.T) {
 	ws := attackWorkspace(t, map[string]string{"a.txt": "a"}, nil)
-	if err := mkfifo(filepath.Join(ws, "fifo")); err != nil {
+	if err := testkit.Mkfifo(filepath.Join(ws, "fifo")); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	tools, err := CoreTools(ws, allGrant())

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 func TestGlobPatternMatch(t *testing.T) {
@@ -275,7 +276,7 @@ func TestIsWorkspaceToolEditGlob(t *testing.T) {
 // workspace_glob nor is listed as a file.
 func TestAttackWorkspaceGlobFIFO(t *testing.T) {
 	ws := attackWorkspace(t, map[string]string{"a.txt": "a"}, nil)
-	if err := mkfifo(filepath.Join(ws, "fifo")); err != nil {
+	if err := testkit.Mkfifo(filepath.Join(ws, "fifo")); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	tools, err := CoreTools(ws, allGrant())

@@ -16,6 +16,8 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // startMCPStdio runs the skillrun CLI (this test binary, on PATH as
@@ -44,7 +46,7 @@ func admissionServer(t *testing.T, flags ...string) (*mcpsdk.ClientSession, stri
 	root := mcpSkill(t)
 	ws := t.TempDir()
 	policy := filepath.Join(t.TempDir(), "policy.toml")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		policy:                 "[default]\nread = [\"workspace\"]\nwrite = [\"workspace\"]\n",
 		ws + "/inflight/.keep": "",
 		ws + "/counts/.keep":   "",

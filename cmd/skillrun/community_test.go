@@ -82,6 +82,9 @@ func communityWheels(t *testing.T) string {
 // changed in the workspace (created.tsv). Cases of a supported kind must
 // all match; the share per kind is logged.
 func TestCommunityCases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	skipUnderRace(t)
 	if _, err := os.Stat(filepath.Join(communityDir, "cases.tsv")); err != nil {
 		if os.Getenv("REQUIRE_CORPUS") != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/pydeps"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // builtin returns the entry of interp.PythonPackages named name.
@@ -45,7 +46,7 @@ func TestDepsBuiltinOnly(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	pil, lxml := builtin(t, "Pillow"), builtin(t, "lxml")
 	skill := filepath.Join(t.TempDir(), "img")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md":       "---\nname: img\ndescription: Thumbnails images and reads XML.\n---\nx\n",
 		skill + "/scripts/img.py": "import json, sys\nfrom PIL import Image\nimport lxml.etree as ET\n",
 	})
@@ -85,7 +86,7 @@ func TestDepsBuiltinPinnedVersion(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	pil := builtin(t, "Pillow")
 	skill := filepath.Join(t.TempDir(), "img")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md":         "---\nname: img\ndescription: Thumbnails images.\n---\nx\n",
 		skill + "/requirements.txt": "Pillow==10.0.0\n",
 		skill + "/scripts/img.py":   "from PIL import Image\n",
@@ -105,7 +106,7 @@ func TestDepsCompiledNotBuiltin(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(wheels, "numpy-2.1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"), []byte("PK"), 0o644))
 	index, _ := wheelIndex(t, wheels)
 	skill := filepath.Join(t.TempDir(), "stats")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md":         "---\nname: stats\ndescription: Computes statistics.\n---\nx\n",
 		skill + "/scripts/stats.py": "import numpy as np\nfrom PIL import Image\n",
 	})
@@ -128,7 +129,7 @@ func TestDepsBuiltinWithWheels(t *testing.T) {
 	index, _ := wheelIndex(t, debianWheels(t))
 	pil := builtin(t, "Pillow")
 	skill := filepath.Join(t.TempDir(), "img")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md":       "---\nname: img\ndescription: Thumbnails images as a spec says.\n---\nx\n",
 		skill + "/scripts/img.py": "import yaml\nfrom PIL import Image\n",
 	})

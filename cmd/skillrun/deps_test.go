@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/internal/pydeps"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // wheelIndex serves the wheels in dir as a PEP 503 simple index on
@@ -98,7 +99,7 @@ func TestDepsRun(t *testing.T) {
 	root := t.TempDir()
 	skill := filepath.Join(root, "office")
 	ws := filepath.Join(root, "ws")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md": "---\nname: office\ndescription: Makes a spreadsheet and a PDF.\n---\nRun `python scripts/make.py`.\n",
 		skill + "/scripts/make.py": `import yaml
 from openpyxl import Workbook, load_workbook
@@ -169,7 +170,7 @@ func TestDepsBadInput(t *testing.T) {
 	wheels := debianWheels(t)
 	index, _ := wheelIndex(t, wheels)
 	root := t.TempDir()
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		root + "/bad/SKILL.md":           "---\nname: bad\ndescription: Bad metadata.\n---\nx\n",
 		root + "/bad/scripts/x.py":       "# /// script\n# dependencies = [\"pyyaml\"\n# ///\nimport yaml\n",
 		root + "/nopkg/SKILL.md":         "---\nname: nopkg\ndescription: Needs a package the index lacks.\n---\nx\n",
@@ -217,7 +218,7 @@ func TestDepsUnknownImportNotGuessed(t *testing.T) {
 	writeWheel(t, wheels, "unrelated", "2.0", map[string]string{"unrelated.py": "X = 1\n"})
 	index, hits := wheelIndex(t, wheels)
 	skill := filepath.Join(t.TempDir(), "sq")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md":       "---\nname: sq\ndescription: Imports a module nobody declared.\n---\nx\n",
 		skill + "/scripts/run.py": "import json\nimport squatty\n",
 	})

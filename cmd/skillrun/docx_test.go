@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/internal/pydeps"
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // docxScript writes a Word document with python-docx and reads it back:
@@ -55,7 +56,7 @@ func TestDocxThroughBuiltinLxml(t *testing.T) {
 	_, err := pydeps.DebianWheels(wheels, "python-docx")
 	require.NoError(t, err)
 	skill := filepath.Join(t.TempDir(), "reports")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md":          "---\nname: reports\ndescription: Writes Word reports.\n---\nRun `python scripts/report.py`.\n",
 		skill + "/requirements.txt":  "python-docx>=0.8\n",
 		skill + "/scripts/report.py": docxScript,

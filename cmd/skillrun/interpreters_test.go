@@ -20,6 +20,9 @@ import (
 // from `make python`: without it the Python scripts skip, unless
 // REQUIRE_TOOLCHAINS=1 (CI), which makes that a failure.
 func TestInterpreterScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	skipUnderRace(t)
 	dir, err := interp.DefaultDir()
 	if err != nil {

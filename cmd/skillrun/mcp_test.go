@@ -471,7 +471,7 @@ func TestMCPFileScripts(t *testing.T) {
 	needPython(t)
 	root := filepath.Join(t.TempDir(), "skills")
 	ws := t.TempDir()
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		root + "/pub/SKILL.md":           "---\nname: pub\ndescription: Counts lines.\n---\nRun `python scripts/count.py FILE`.\n",
 		root + "/pub/scripts/count.py":   "import os, sys\nprint(os.getcwd(), sum(1 for _ in open(sys.argv[1])))\n",
 		root + "/pub/scripts/_util.py":   "X = 1\n",
@@ -508,7 +508,7 @@ func TestMCPShellTool(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "skills")
 	ws := t.TempDir()
 	policyDir := t.TempDir()
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		root + "/pub/SKILL.md":         "---\nname: pub\ndescription: Counts lines.\n---\nRun `bash scripts/count.sh FILE`.\n",
 		root + "/pub/scripts/count.sh": "echo \"$(wc -l < \"$1\") lines in $1\"\n",
 		ws + "/in.txt":                 "a\nb\n",
@@ -572,17 +572,4 @@ func serveMCPCall(t *testing.T, args []string, tool string, arguments map[string
 		t.Fatal(err)
 	}
 	return res, names
-}
-
-// writeFiles writes each file (path → contents), making its folders.
-func writeFiles(t *testing.T, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

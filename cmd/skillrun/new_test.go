@@ -227,6 +227,9 @@ func TestNewValidates(t *testing.T) {
 // natively prints the same, and the skill's own case passes under
 // `skillrun test`.
 func TestNewRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	for _, lang := range newLangs {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()

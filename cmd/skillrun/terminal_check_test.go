@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/internal/testkit"
 )
 
 // TestIsTerminalNotCharDevice: /dev/null and /dev/zero are character
@@ -41,7 +43,7 @@ func TestIsTerminalNotCharDevice(t *testing.T) {
 func TestRunOnDevNullDenies(t *testing.T) {
 	root := t.TempDir()
 	skill, ws := filepath.Join(root, "probe"), filepath.Join(root, "ws")
-	writeFiles(t, map[string]string{
+	testkit.WriteTree(t, "", map[string]string{
 		skill + "/SKILL.md":           "---\nname: probe\ndescription: Reads the workspace.\n---\nx\n",
 		skill + "/skill.toml":         "version = 1\n[capabilities]\nread = [\"workspace\"]\nenv = [\"LANG\"]\n[scripts.probe]\nmodule = \"scripts/probe.wasm\"\n",
 		skill + "/scripts/probe.wasm": "\x00asm\x01\x00\x00\x00",

@@ -41,6 +41,9 @@ func requireInterpreters(t *testing.T) {
 // modules are built from source; the report's text, JSON and JUnit forms
 // agree.
 func TestExampleSkillTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	if _, err := exec.LookPath("clang"); err != nil && os.Getenv("REQUIRE_TOOLCHAINS") == "" {
 		t.Skip("clang for wasm32-wasi is not installed (the C examples)")
 	}

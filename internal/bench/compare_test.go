@@ -251,6 +251,9 @@ func TestCompareBaseline(t *testing.T) {
 // offline: the skills resolve the three report tasks the baseline
 // cannot, and every skill the set loaded names a skill a trial used.
 func TestCompareExampleRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	cfg := scriptedConfig(t, loadTasks(t, exampleTasks), t.TempDir())
 	sum, err := Run(context.Background(), cfg)
 	require.NoError(t, err)

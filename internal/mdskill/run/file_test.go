@@ -2,16 +2,10 @@ package run
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/skillrun/skillrun/audit"
 )
-
-func writeFile(dir, name, body string) error {
-	return os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
-}
 
 // recorder is an auditor that keeps the events, for tests to read.
 type recorder struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/skillrun/skillrun/audit"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/internal/mdskill"
+	"github.com/skillrun/skillrun/internal/testkit"
 	"github.com/skillrun/skillrun/scripts"
 )
 
@@ -171,7 +172,7 @@ func stepsTools(t *testing.T, ws string, extra ...host.Tool) *host.Registry {
 // the partial results; an oskill calling itself is refused.
 func TestStepsKinds(t *testing.T) {
 	ws := t.TempDir()
-	require.NoError(t, writeFile(ws, "sales.csv", "region,revenue\nnorth,1\n"))
+	testkit.WriteFile(t, ws, "sales.csv", "region,revenue\nnorth,1\n")
 	p := &replies{texts: []string{"A one-line brief."}}
 	r := newRunner(t, p)
 	report, summarize, brief := r.Tool(load(t, "region-report")), r.Tool(load(t, "summarize")), r.Tool(load(t, "brief"))

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package host
-
-import "errors"
-
-// mkfifo reports that this platform has no named pipes; the FIFO tests skip.
-func mkfifo(string) error { return errors.ErrUnsupported }
