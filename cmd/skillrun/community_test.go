@@ -140,6 +140,9 @@ func TestCommunityCases(t *testing.T) {
 // the scripts' authors ran them (the pure-Python packages are Debian's,
 // read-only under /usr).
 func TestCommunityCasesNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	nativeCases(t, communityDir, "community cases", false)
 }
 
@@ -151,6 +154,9 @@ func TestCommunityCasesNative(t *testing.T) {
 // control of `NATIVE=1 check.sh` there, and the proof that the tier's
 // read list (native.SystemPaths) is what these packages read.
 func TestCommunityCompiledNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	nativeCases(t, compiledDir, "compiled-package cases", true)
 }
 

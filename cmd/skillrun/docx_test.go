@@ -45,6 +45,9 @@ print(back.paragraphs[1].runs[1].bold, back.styles["Normal"].font.size.pt)
 // then runs in the sandbox and prints what Debian's python3-docx and
 // python3-lxml print natively.
 func TestDocxThroughBuiltinLxml(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the full suite (make test) runs it")
+	}
 	needPython(t)
 	if out, err := exec.Command("/usr/bin/python3.11", "-c", "import docx, lxml").CombinedOutput(); err != nil {
 		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
