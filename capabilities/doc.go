@@ -115,7 +115,7 @@
 //   - [DeniedError]: one denied use, naming the flag that would allow it.
 //   - [ErrDenied]: matches every denial with [errors.Is]; it wraps
 //     [io/fs.ErrPermission].
-//   - [ErrNotBound]: wrapped by [Policy.Grant] errors when the policy's
+//   - [errNotBound]: wrapped by [Policy.Grant] errors when the policy's
 //     table for a name is another skill's.
 //   - [KeyError]: one problem with one key of a [Set], as [Set.Validate]
 //     reports it.

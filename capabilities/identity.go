@@ -46,9 +46,9 @@ type SkillRef struct {
 	Digest func() (string, error)
 }
 
-// ErrNotBound is wrapped by the errors of [Policy.Grant]: the policy has a
+// errNotBound is wrapped by the errors of [Policy.Grant]: the policy has a
 // table for the name a skill claims, and the table is not this skill's.
-var ErrNotBound = errors.New("policy grant not applied")
+var errNotBound = errors.New("policy grant not applied")
 
 // Grant returns what p grants the skill that ref describes, deciding
 // which skill a table by name is for:
@@ -61,7 +61,7 @@ var ErrNotBound = errors.New("policy grant not applied")
 //
 // Otherwise the table applies to no skill that claims its name, the skill
 // gets only [Policy.Default] (what every skill gets), and the error, which
-// wraps [ErrNotBound], says why and how to pin the skill meant. A grant is
+// wraps [errNotBound], says why and how to pin the skill meant. A grant is
 // never transferred to whichever skill claims a name first. A nil Policy
 // grants nothing.
 func (p *Policy) Grant(ref SkillRef) (Set, error) {
@@ -81,7 +81,7 @@ func (p *Policy) Grant(ref SkillRef) (Set, error) {
 func (p *Policy) bound(ref SkillRef) error {
 	table := fmt.Sprintf("[skills.%q]", ref.Name)
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: policy %s is not given to the skill at %q: %s", ErrNotBound, table, ref.Path, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: policy %s is not given to the skill at %q: %s", errNotBound, table, ref.Path, fmt.Sprintf(format, args...))
 	}
 	if id, ok := p.Identities[ref.Name]; ok && id.Path != "" {
 		if ref.Path == "" || canonPath(id.Path) != canonPath(ref.Path) {

@@ -83,7 +83,7 @@ env = ["API_TOKEN"]
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
 			} else if assert.ErrorContains(t, err, tt.wantErr) {
-				assert.ErrorIs(t, err, ErrNotBound)
+				assert.ErrorIs(t, err, errNotBound)
 			}
 		})
 	}

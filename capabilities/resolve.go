@@ -61,7 +61,7 @@ type Resolution struct {
 	// "--timeout=10s".
 	Sources []string
 	// Unbound, when not nil, says why the policy's table by this skill's
-	// name was not applied (it wraps [ErrNotBound]): the table is another
+	// name was not applied (it wraps [errNotBound]): the table is another
 	// skill's, and this one got only [default]. It is a warning for the
 	// operator, not a failure of the resolution.
 	Unbound error

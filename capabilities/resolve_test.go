@@ -64,7 +64,7 @@ timeout = "30s"
 			} else {
 				assert.Equal(t, tc.sources, res.Sources, "sources")
 			}
-			assert.Equal(t, tc.unbound, errors.Is(res.Unbound, ErrNotBound), "unbound: %v", res.Unbound)
+			assert.Equal(t, tc.unbound, errors.Is(res.Unbound, errNotBound), "unbound: %v", res.Unbound)
 			assert.Equal(t, tc.eff, Describe(Effective(declared, res.Granted)), "Effective(declared, Granted), not the resolution's")
 		})
 	}

@@ -14,12 +14,12 @@ import (
 	"github.com/skillrun/skillrun/skills"
 )
 
-// ErrBusy matches the error of a run that waited its whole turn
+// errBusy matches the error of a run that waited its whole turn
 // ([Options.MaxRunWait]) for a place among the runs in flight and did not
 // get one: the Runner was at [Options.MaxRuns] or [Options.MaxRunMemory].
 // Its message says what was in use and which flag raises the bound; the
 // caller may try again later.
-var ErrBusy = admission.ErrBusy
+var errBusy = admission.ErrBusy
 
 // admit takes the turn of a run of script of s before it starts: one of
 // the Runner's run slots and the run's memory limit (eff's, else the

@@ -33,7 +33,7 @@ func admissionRunner(t *testing.T, o Options) *Runner {
 
 // TestRunAdmissionWaitBound: on a Runner bounded to one run at a time, a
 // shell run made while another holds the turn waits the wait bound, then
-// fails with ErrBusy and an error naming the flag and the use, audited
+// fails with errBusy and an error naming the flag and the use, audited
 // as the run's denial; once the first has ended, the next run starts.
 func TestRunAdmissionWaitBound(t *testing.T) {
 	if testing.Short() {
@@ -67,7 +67,7 @@ func TestRunAdmissionWaitBound(t *testing.T) {
 	start := time.Now()
 	_, _, err := shell(context.Background(), "touch second", &log)
 	waited := time.Since(start)
-	require.ErrorIs(t, err, ErrBusy)
+	require.ErrorIs(t, err, errBusy)
 	assert.GreaterOrEqual(t, waited, 500*time.Millisecond)
 	assert.Less(t, waited, 2500*time.Millisecond, "it waited for the run ahead instead of the bound")
 	assert.Contains(t, err.Error(), "shell:-c: too many runs in flight: waited ")
@@ -109,7 +109,7 @@ func TestRunAdmissionCancel(t *testing.T) {
 	defer cancel()
 	err := run(ctx, "true")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.NotErrorIs(t, err, ErrBusy)
+	assert.NotErrorIs(t, err, errBusy)
 	for _, e := range log.Events() {
 		assert.False(t, strings.HasPrefix(e, "deny run"), "a caller gone away is no refusal: %s", e)
 	}

@@ -43,7 +43,7 @@ type Options struct {
 	// tools) takes one of MaxRuns slots and reserves its memory limit out
 	// of MaxRunMemory before it starts; one that does not fit waits its
 	// turn, first come first served, for at most MaxRunWait, then fails
-	// with [ErrBusy]. A run whose memory limit alone is over MaxRunMemory
+	// with [errBusy]. A run whose memory limit alone is over MaxRunMemory
 	// fails at once ([ErrNotRunnable]). Runs that a run starts (exec,
 	// skill_run, tool_call) spend their caller's reservation.
 	//

@@ -12,8 +12,8 @@ import (
 	"github.com/skillrun/skillrun/skills"
 )
 
-// ShellToolName is the name of the tool [ShellTool] returns.
-const ShellToolName = "shell"
+// shellToolName is the name of the tool [ShellTool] returns.
+const shellToolName = "shell"
 
 // ShellToolOptions are what the shell tool's runs reach.
 type ShellToolOptions struct {
@@ -60,7 +60,7 @@ func ShellTool(r *Runner, granted capabilities.Set, o *ShellToolOptions) host.To
 		access = "read (not write)"
 	}
 	t.def = host.ToolDef{
-		Name: ShellToolName,
+		Name: shellToolName,
 		Description: "Run a bash command line in a sandbox: the workspace is the working directory (/workspace, " + access + "), " +
 			"activated skills are read-only at /skills/<name>, /tmp is private. Built in: coreutils-style commands " +
 			"(cat, ls, grep, sed, awk, jq, find, sort, head, tail, wc, cut, tr, tar, gzip, ...), python3 and node; " +

@@ -21,18 +21,18 @@ const corpusDir = "../../shared/corpus"
 // first. Every other corpus skill must validate.
 var corpusInvalid = func() map[string]string {
 	m := map[string]string{
-		"ComposioHQ+awesome-claude-skills/video-downloader":   CodeNameDirMismatch,
-		"vercel-labs+agent-skills/composition-patterns":       CodeNameDirMismatch,
-		"vercel-labs+agent-skills/react-best-practices":       CodeNameDirMismatch,
-		"vercel-labs+agent-skills/react-native-skills":        CodeNameDirMismatch,
-		"vercel-labs+agent-skills/react-view-transitions":     CodeNameDirMismatch,
-		"anthropics+skills/claude-api":                        CodeDescriptionTooLong,
-		"K-Dense-AI+claude-scientific-skills/database-lookup": CodeDescriptionTooLong,
-		"K-Dense-AI+claude-scientific-skills/adaptyv":         CodeUnexpectedField,
+		"ComposioHQ+awesome-claude-skills/video-downloader":   codeNameDirMismatch,
+		"vercel-labs+agent-skills/composition-patterns":       codeNameDirMismatch,
+		"vercel-labs+agent-skills/react-best-practices":       codeNameDirMismatch,
+		"vercel-labs+agent-skills/react-native-skills":        codeNameDirMismatch,
+		"vercel-labs+agent-skills/react-view-transitions":     codeNameDirMismatch,
+		"anthropics+skills/claude-api":                        codeDescriptionTooLong,
+		"K-Dense-AI+claude-scientific-skills/database-lookup": codeDescriptionTooLong,
+		"K-Dense-AI+claude-scientific-skills/adaptyv":         codeUnexpectedField,
 	}
 	dirs, _ := filepath.Glob(filepath.Join(corpusDir, "ComposioHQ+awesome-claude-skills", "*-automation"))
 	for _, d := range dirs {
-		m["ComposioHQ+awesome-claude-skills/"+filepath.Base(d)] = CodeUnexpectedField // requires:
+		m["ComposioHQ+awesome-claude-skills/"+filepath.Base(d)] = codeUnexpectedField // requires:
 	}
 	return m
 }()
@@ -144,7 +144,7 @@ func TestCorpusNonSpecKeysKept(t *testing.T) {
 		codes = append(codes, p.Code)
 	}
 	sort.Strings(codes)
-	require.Contains(t, codes, CodeUnexpectedField)
+	require.Contains(t, codes, codeUnexpectedField)
 	_, err = LoadDir(filepath.Join(corpusDir, "K-Dense-AI+claude-scientific-skills", "adaptyv"), &LoadOptions{Strict: true})
 	var le *LoadError
 	require.True(t, errors.As(err, &le))

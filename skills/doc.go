@@ -89,7 +89,7 @@
 //
 // Manifests:
 //
-//   - [ManifestFile]: "skill.toml", the optional manifest beside SKILL.md.
+//   - [manifestFile]: "skill.toml", the optional manifest beside SKILL.md.
 //   - [ParseManifest]: parses it strictly into a [Manifest]: capabilities,
 //     scripts and triggers. [Manifest.ScriptNames] lists the scripts.
 //   - [Script]: one runnable entry; its [ScriptKind] is [KindWASI],
@@ -106,9 +106,9 @@
 //
 //   - [LoadError]: a skill that could not be loaded, with every problem.
 //   - [ErrOutsideSkill]: a path that would leave the skill folder.
-//   - [ErrUnsafeZip]: wrapped by every rejection of an unsafe archive.
+//   - [errUnsafeZip]: wrapped by every rejection of an unsafe archive.
 //   - [ErrEmptyQuery]: [Index.Search] was given an empty query.
-//   - Code constants such as [CodeNameDirMismatch] and [CodeYAMLSyntax]:
+//   - Code constants such as [codeNameDirMismatch] and [codeYAMLSyntax]:
 //     the stable strings of [Problem].Code, which `skillrun validate --json`
 //     prints. Tools match on codes; messages are for people.
 package skills

@@ -17,9 +17,9 @@ const (
 	LangShell      = "shell"
 )
 
-// ErrUnknownLanguage is returned by [Skill.FileScript] for a file whose
+// errUnknownLanguage is returned by [Skill.FileScript] for a file whose
 // extension and "#!" line name no language skillrun knows.
-var ErrUnknownLanguage = errors.New("no language skillrun can run")
+var errUnknownLanguage = errors.New("no language skillrun can run")
 
 // maxShebang bounds the first line read for a "#!" line.
 const maxShebang = 256
@@ -36,7 +36,7 @@ const maxShebang = 256
 // Errors name what is wrong: a path that leaves the skill (absolute,
 // "..", a link out; matching [ErrOutsideSkill]), a file that does not
 // exist or is not a regular file, or one in no language skillrun knows
-// ([ErrUnknownLanguage]). Whether an interpreter for the language is
+// ([errUnknownLanguage]). Whether an interpreter for the language is
 // installed is the runner's question, not this one's.
 func (s *Skill) FileScript(file string) (*Script, error) {
 	clean, err := resourcePath(file)
@@ -61,7 +61,7 @@ func (s *Skill) FileScript(file string) (*Script, error) {
 			if line, ok := shebangLine(head); ok {
 				why = fmt.Sprintf("its #! line %q names no interpreter skillrun has (python, node, bash, sh)", line)
 			}
-			return nil, &fs.PathError{Op: "run", Path: file, Err: fmt.Errorf("%w: %s", ErrUnknownLanguage, why)}
+			return nil, &fs.PathError{Op: "run", Path: file, Err: fmt.Errorf("%w: %s", errUnknownLanguage, why)}
 		}
 	} else if _, err := s.readHead(clean); err != nil {
 		return nil, err // missing, a folder, or a link out

@@ -59,7 +59,7 @@ func TestFileScript(t *testing.T) {
 		assert.ErrorContains(t, err, want, "FileScript(%q)", file)
 	}
 	_, err = s.FileScript("scripts/ruby")
-	assert.ErrorIs(t, err, ErrUnknownLanguage, "an unknown #! line")
+	assert.ErrorIs(t, err, errUnknownLanguage, "an unknown #! line")
 	_, err = s.FileScript("../x.py")
 	assert.ErrorIs(t, err, ErrOutsideSkill, `".."`)
 	var pe *fs.PathError

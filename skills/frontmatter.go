@@ -21,19 +21,19 @@ const (
 // Problem codes for frontmatter syntax. Codes are stable identifiers that
 // tools (and the lenient loader) match on; messages are for people.
 const (
-	CodeTooLarge       = frontyaml.CodeTooLarge
-	CodeEncoding       = frontyaml.CodeEncoding
-	CodeBOM            = frontyaml.CodeBOM
-	CodeNoFrontmatter  = frontyaml.CodeNoFrontmatter
-	CodeUnclosed       = frontyaml.CodeUnclosed
-	CodeYAMLSyntax     = frontyaml.CodeYAMLSyntax
-	CodeNotMapping     = frontyaml.CodeNotMapping
-	CodeYAMLAlias      = frontyaml.CodeYAMLAlias
-	CodeYAMLDepth      = frontyaml.CodeYAMLDepth
-	CodeYAMLDuplicate  = frontyaml.CodeYAMLDuplicate
-	CodeYAMLFlowStyle  = frontyaml.CodeYAMLFlowStyle
-	CodeYAMLTag        = frontyaml.CodeYAMLTag
-	CodeYAMLComplexKey = frontyaml.CodeYAMLComplexKey
+	codeTooLarge       = frontyaml.CodeTooLarge
+	codeEncoding       = frontyaml.CodeEncoding
+	codeBOM            = frontyaml.CodeBOM
+	codeNoFrontmatter  = frontyaml.CodeNoFrontmatter
+	codeUnclosed       = frontyaml.CodeUnclosed
+	codeYAMLSyntax     = frontyaml.CodeYAMLSyntax
+	codeNotMapping     = frontyaml.CodeNotMapping
+	codeYAMLAlias      = frontyaml.CodeYAMLAlias
+	codeYAMLDepth      = frontyaml.CodeYAMLDepth
+	codeYAMLDuplicate  = frontyaml.CodeYAMLDuplicate
+	codeYAMLFlowStyle  = frontyaml.CodeYAMLFlowStyle
+	codeYAMLTag        = frontyaml.CodeYAMLTag
+	codeYAMLComplexKey = frontyaml.CodeYAMLComplexKey
 )
 
 var skillLimits = frontyaml.Limits{Name: "SKILL.md", File: maxSkillFileSize, Frontmatter: maxSkillFileSize, Depth: maxYAMLDepth}

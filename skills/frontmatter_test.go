@@ -17,22 +17,22 @@ func TestFrontmatterSyntax(t *testing.T) {
 		code string // the expected fatal code, "" for none
 		line int
 	}{
-		{"no frontmatter", "# Title\n", CodeNoFrontmatter, 1},
-		{"empty file", "", CodeNoFrontmatter, 1},
-		{"leading blank line", "\n---\nname: a\n---\n", CodeNoFrontmatter, 1},
-		{"dashes then text", "---name: a\n---\n", CodeNoFrontmatter, 1},
-		{"unclosed", "---\nname: a\ndescription: d\n", CodeUnclosed, 1},
-		{"not a mapping", "---\n- a\n- b\n---\n", CodeNotMapping, 2},
-		{"empty frontmatter", "---\n---\nbody\n", CodeNotMapping, 2},
-		{"scalar frontmatter", "---\njust text\n---\n", CodeNotMapping, 2},
-		{"syntax error line", "---\nname: a\ndescription: d\nbad: x: y\n---\n", CodeYAMLSyntax, 4},
-		{"tab indentation", "---\nname: a\nmetadata:\n\tk: v\n---\n", CodeYAMLSyntax, 4},
-		{"anchor", "---\nname: &n a\ndescription: *n\n---\n", CodeYAMLAlias, 2},
-		{"merge key alias", "---\nbase: &b {x: 1}\nother:\n  <<: *b\n---\n", CodeYAMLAlias, 2},
-		{"duplicate key", "---\nname: a\ndescription: d\nname: b\n---\n", CodeYAMLDuplicate, 4},
-		{"complex key", "---\n? [a, b]\n: c\n---\n", CodeYAMLComplexKey, 2},
-		{"invalid utf-8", "---\nname: a\ndescription: \xff\xfe\n---\n", CodeEncoding, 3},
-		{"too large", "---\nname: a\n---\n" + strings.Repeat("x", maxSkillFileSize), CodeTooLarge, 0},
+		{"no frontmatter", "# Title\n", codeNoFrontmatter, 1},
+		{"empty file", "", codeNoFrontmatter, 1},
+		{"leading blank line", "\n---\nname: a\n---\n", codeNoFrontmatter, 1},
+		{"dashes then text", "---name: a\n---\n", codeNoFrontmatter, 1},
+		{"unclosed", "---\nname: a\ndescription: d\n", codeUnclosed, 1},
+		{"not a mapping", "---\n- a\n- b\n---\n", codeNotMapping, 2},
+		{"empty frontmatter", "---\n---\nbody\n", codeNotMapping, 2},
+		{"scalar frontmatter", "---\njust text\n---\n", codeNotMapping, 2},
+		{"syntax error line", "---\nname: a\ndescription: d\nbad: x: y\n---\n", codeYAMLSyntax, 4},
+		{"tab indentation", "---\nname: a\nmetadata:\n\tk: v\n---\n", codeYAMLSyntax, 4},
+		{"anchor", "---\nname: &n a\ndescription: *n\n---\n", codeYAMLAlias, 2},
+		{"merge key alias", "---\nbase: &b {x: 1}\nother:\n  <<: *b\n---\n", codeYAMLAlias, 2},
+		{"duplicate key", "---\nname: a\ndescription: d\nname: b\n---\n", codeYAMLDuplicate, 4},
+		{"complex key", "---\n? [a, b]\n: c\n---\n", codeYAMLComplexKey, 2},
+		{"invalid utf-8", "---\nname: a\ndescription: \xff\xfe\n---\n", codeEncoding, 3},
+		{"too large", "---\nname: a\n---\n" + strings.Repeat("x", maxSkillFileSize), codeTooLarge, 0},
 		{"ok frontmatter over 64 KiB", "---\nname: a\ndescription: d\nmetadata:\n  notes: " + strings.Repeat("x", 100<<10) + "\n---\n", "", 0},
 		{"ok with CR only", "---\rname: a\rdescription: d\r---\rbody\r", "", 0},
 		{"ok", "---\nname: a\ndescription: d\n---\nbody\n", "", 0},
@@ -61,10 +61,10 @@ func TestFrontmatterGradedDialect(t *testing.T) {
 	// Flow style, tags and a BOM parse but are reported, so the caller can
 	// grade them: errors when validating (as strictyaml), warnings when loading.
 	tests := []struct{ name, in, code string }{
-		{"flow list", "---\nname: a\ndescription: d\nallowed-tools: [Read, Write]\n---\n", CodeYAMLFlowStyle},
-		{"flow map", "---\nname: a\ndescription: d\nmetadata: {a: b}\n---\n", CodeYAMLFlowStyle},
-		{"tag", "---\nname: !!str a\ndescription: d\n---\n", CodeYAMLTag},
-		{"bom", "\xEF\xBB\xBF---\nname: a\ndescription: d\n---\n", CodeBOM},
+		{"flow list", "---\nname: a\ndescription: d\nallowed-tools: [Read, Write]\n---\n", codeYAMLFlowStyle},
+		{"flow map", "---\nname: a\ndescription: d\nmetadata: {a: b}\n---\n", codeYAMLFlowStyle},
+		{"tag", "---\nname: !!str a\ndescription: d\n---\n", codeYAMLTag},
+		{"bom", "\xEF\xBB\xBF---\nname: a\ndescription: d\n---\n", codeBOM},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,7 +112,7 @@ func TestBillionLaughs(t *testing.T) {
 	doc, ps := parseFrontmatter([]byte(b.String()), "SKILL.md")
 	require.Nil(t, doc, "alias bomb not refused: %v", ps)
 	require.NotEmpty(t, ps, "alias bomb not refused")
-	require.Equal(t, CodeYAMLAlias, ps[len(ps)-1].Code, "alias bomb not refused: %v", ps)
+	require.Equal(t, codeYAMLAlias, ps[len(ps)-1].Code, "alias bomb not refused: %v", ps)
 	assert.Contains(t, ps[len(ps)-1].Message, "anchors and aliases", "the message does not explain")
 	// Not a timing assertion on speed, a hang guard: expansion would take
 	// minutes and gigabytes.
@@ -124,7 +124,7 @@ func TestDeepNesting(t *testing.T) {
 	doc, ps := parseFrontmatter([]byte(in), "SKILL.md")
 	require.Nil(t, doc, "deep nesting not refused: %v", ps)
 	require.NotEmpty(t, ps, "deep nesting not refused")
-	require.Equal(t, CodeYAMLDepth, ps[len(ps)-1].Code, "deep nesting not refused: %v", ps)
+	require.Equal(t, codeYAMLDepth, ps[len(ps)-1].Code, "deep nesting not refused: %v", ps)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -60,13 +60,13 @@ func TestSymlinkOutsideMakesSkillInvalid(t *testing.T) {
 				require.True(t, errors.As(err, &le), "strict=%v: want a LoadError, got %v", strict, err)
 				var found bool
 				for _, p := range le.Problems {
-					if p.Code == CodeSymlinkOutside && p.Severity == Error {
+					if p.Code == codeSymlinkOutside && p.Severity == Error {
 						found = true
 						assert.Contains(t, p.Message, tt.want)
 						assert.Equal(t, filepath.Join(dir, filepath.FromSlash(tt.link)), p.File, "the problem names the link")
 					}
 				}
-				assert.True(t, found, "strict=%v: no %s error in %v", strict, CodeSymlinkOutside, le.Problems)
+				assert.True(t, found, "strict=%v: no %s error in %v", strict, codeSymlinkOutside, le.Problems)
 			}
 		})
 	}
@@ -188,7 +188,7 @@ func TestZipCaseDuplicates(t *testing.T) {
 			data = zipTestArchive(t, []zipTestEntry{{name: pair[0], body: skillMD("pdf", "d")}, {name: pair[1], body: "two"}}, nil)
 		}
 		_, err := LoadZipReader(bytes.NewReader(data), int64(len(data)), "pdf.zip", nil)
-		require.ErrorIs(t, err, ErrUnsafeZip, "%q and %q", pair[0], pair[1])
+		require.ErrorIs(t, err, errUnsafeZip, "%q and %q", pair[0], pair[1])
 		assert.Contains(t, err.Error(), "only in case")
 	}
 }

@@ -27,7 +27,7 @@ func checkLinks(fsys fs.FS, display string) Problems {
 			return nil //nolint:nilerr // an unreadable folder has nothing to follow
 		}
 		if n++; n > maxLinkScanEntries {
-			ps = append(ps, Problem{File: display, Code: CodeTooManyFiles,
+			ps = append(ps, Problem{File: display, Code: codeTooManyFiles,
 				Message: fmt.Sprintf("the skill has more than %d files and folders; skillrun checks every one for links leading out, and refuses larger skills", maxLinkScanEntries)})
 			return fs.SkipAll
 		}
@@ -41,7 +41,7 @@ func checkLinks(fsys fs.FS, display string) Problems {
 		return nil
 	})
 	if err != nil {
-		ps = append(ps, Problem{File: display, Code: CodeSymlinkOutside, Message: fmt.Sprintf("checking the skill's links: %v", err)})
+		ps = append(ps, Problem{File: display, Code: codeSymlinkOutside, Message: fmt.Sprintf("checking the skill's links: %v", err)})
 	}
 	return ps
 }
@@ -49,7 +49,7 @@ func checkLinks(fsys fs.FS, display string) Problems {
 // linkProblem says whether the link at p (a slash path in fsys) leads out.
 func linkProblem(fsys fs.FS, p string) (Problem, bool) {
 	bad := func(format string, args ...any) (Problem, bool) {
-		return Problem{Code: CodeSymlinkOutside, Message: fmt.Sprintf(format, args...) +
+		return Problem{Code: codeSymlinkOutside, Message: fmt.Sprintf(format, args...) +
 			"; a skill may only link to its own files: replace the link with the files it needs"}, true
 	}
 	target, err := fs.ReadLink(fsys, p)

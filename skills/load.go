@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// ManifestFile is the name of the optional manifest beside SKILL.md.
-const ManifestFile = "skill.toml"
+// manifestFile is the name of the optional manifest beside SKILL.md.
+const manifestFile = "skill.toml"
 
 // skillFileNames are tried in order: the spec's SKILL.md, then the
 // lowercase skill.md the reference implementation also accepts.
@@ -165,7 +165,7 @@ func load(src fileSource, display, dirName string, location func(string) string,
 		}
 	}
 	if fileName == "" {
-		ps := Problems{{File: display, Code: CodeSkillFileMissing, Message: missingSkillFile(fsys)}}
+		ps := Problems{{File: display, Code: codeSkillFileMissing, Message: missingSkillFile(fsys)}}
 		grade(ps, o.strict())
 		return nil, &LoadError{Dir: display, Problems: ps}
 	}
@@ -173,7 +173,7 @@ func load(src fileSource, display, dirName string, location func(string) string,
 	data, err := readBounded(fsys, fileName, maxSkillFileSize)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
-			ps := Problems{{File: file, Code: CodeTooLarge, Message: fmt.Sprintf("SKILL.md is larger than the %d KiB limit", maxSkillFileSize>>10)}}
+			ps := Problems{{File: file, Code: codeTooLarge, Message: fmt.Sprintf("SKILL.md is larger than the %d KiB limit", maxSkillFileSize>>10)}}
 			grade(ps, o.strict())
 			return nil, &LoadError{Dir: display, Problems: ps}
 		}
@@ -181,12 +181,12 @@ func load(src fileSource, display, dirName string, location func(string) string,
 	}
 	s, ps := parseSkillMD(data, file, dirName)
 
-	mfile := joinDisplay(display, ManifestFile)
-	if mdata, err := readBounded(fsys, ManifestFile, maxManifestSize); err == nil {
+	mfile := joinDisplay(display, manifestFile)
+	if mdata, err := readBounded(fsys, manifestFile, maxManifestSize); err == nil {
 		m, mps := ParseManifest(mdata, mfile)
 		for i := range mps {
 			if mps[i].Code == "" {
-				mps[i].Code = CodeManifest
+				mps[i].Code = codeManifest
 			}
 		}
 		ps = append(ps, mps...)
@@ -197,9 +197,9 @@ func load(src fileSource, display, dirName string, location func(string) string,
 			s.Manifest = m
 		}
 	} else if errors.Is(err, errTooLarge) {
-		ps = append(ps, Problem{File: mfile, Code: CodeManifest, Message: fmt.Sprintf("skill.toml is larger than the %d KiB limit", maxManifestSize>>10)})
+		ps = append(ps, Problem{File: mfile, Code: codeManifest, Message: fmt.Sprintf("skill.toml is larger than the %d KiB limit", maxManifestSize>>10)})
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		ps = append(ps, Problem{File: mfile, Code: CodeManifest, Message: fmt.Sprintf("reading skill.toml: %v", err)})
+		ps = append(ps, Problem{File: mfile, Code: codeManifest, Message: fmt.Sprintf("reading skill.toml: %v", err)})
 	}
 
 	ps = append(ps, checkLinks(fsys, display)...)
@@ -234,7 +234,7 @@ func checkManifestPaths(fsys fs.FS, m *Manifest, file string) Problems {
 				continue
 			}
 			if _, err := fs.Stat(fsys, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				ps = append(ps, Problem{File: file, Field: "scripts." + name + "." + key, Code: CodeManifestPathOutside,
+				ps = append(ps, Problem{File: file, Field: "scripts." + name + "." + key, Code: codeManifestPathOutside,
 					Message: fmt.Sprintf("scripts.%s.%s %q cannot be used: %v", name, key, p, describeFSError(err))})
 			}
 		}

@@ -59,7 +59,7 @@ func TestLoadMissingSkillMD(t *testing.T) {
 	_, err := LoadDir(dir, nil)
 	var le *LoadError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, CodeSkillFileMissing, le.Problems[0].Code)
+	assert.Equal(t, codeSkillFileMissing, le.Problems[0].Code)
 	assert.Contains(t, err.Error(), "missing required file: SKILL.md")
 }
 
@@ -70,13 +70,13 @@ func TestLoadStrictVersusLenient(t *testing.T) {
 	require.NoError(t, err, "lenient load must accept a name/directory mismatch")
 	require.Len(t, s.Problems, 1)
 	assert.Equal(t, Warning, s.Problems[0].Severity)
-	assert.Equal(t, CodeNameDirMismatch, s.Problems[0].Code)
+	assert.Equal(t, codeNameDirMismatch, s.Problems[0].Code)
 
 	s, err = LoadDir(dir, &LoadOptions{Strict: true})
 	var le *LoadError
 	require.ErrorAs(t, err, &le)
 	require.NotNil(t, s, "strict failure still returns what was parsed")
-	assert.Equal(t, CodeNameDirMismatch, le.Problems.Errors()[0].Code)
+	assert.Equal(t, codeNameDirMismatch, le.Problems.Errors()[0].Code)
 	assert.Contains(t, err.Error(), `SKILL.md:2: directory name "other-dir" must match skill name "pdf"`)
 }
 
@@ -120,7 +120,7 @@ func TestLoadOversizeSkillMD(t *testing.T) {
 	_, err := LoadDir(dir, nil)
 	var le *LoadError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, CodeTooLarge, le.Problems[0].Code)
+	assert.Equal(t, codeTooLarge, le.Problems[0].Code)
 }
 
 func TestLoadManifest(t *testing.T) {
@@ -161,7 +161,7 @@ func TestLoadManifestSymlinkEscape(t *testing.T) {
 	_, err := LoadDir(dir, nil)
 	var le *LoadError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, CodeManifestPathOutside, le.Problems.Errors()[0].Code)
+	assert.Equal(t, codeManifestPathOutside, le.Problems.Errors()[0].Code)
 	assert.Contains(t, err.Error(), "path leads outside the skill folder")
 }
 
@@ -195,7 +195,7 @@ func TestLoadSkillFileLinkOut(t *testing.T) {
 	var le *LoadError
 	require.ErrorAs(t, err, &le)
 	require.Len(t, le.Problems, 1)
-	assert.Equal(t, CodeSkillFileMissing, le.Problems[0].Code)
+	assert.Equal(t, codeSkillFileMissing, le.Problems[0].Code)
 	assert.Contains(t, le.Problems[0].Message, "SKILL.md is a symbolic link to "+fmt.Sprintf("%q", outside)+", which leads out of the skill folder")
 
 	// A folder named SKILL.md is said to be one.

@@ -21,42 +21,42 @@ const (
 
 // Problem codes for the field rules of the specification.
 const (
-	CodeUnexpectedField     = "unexpected-field"
-	CodeNameMissing         = "name-missing"
-	CodeNameTooLong         = "name-too-long"
-	CodeNameCase            = "name-not-lowercase"
-	CodeNameHyphen          = "name-hyphen"
-	CodeNameChars           = "name-invalid-characters"
-	CodeNameDirMismatch     = "name-dir-mismatch"
-	CodeDescriptionMissing  = "description-missing"
-	CodeDescriptionTooLong  = "description-too-long"
-	CodeCompatibility       = "compatibility-invalid"
-	CodeAllowedTools        = "allowed-tools-invalid"
-	CodeMetadata            = "metadata-invalid"
-	CodeStringField         = "field-not-string"
-	CodeSkillFileMissing    = "skill-md-missing"
-	CodeManifest            = "manifest-invalid"
-	CodeManifestPathOutside = "manifest-path-outside"
-	// CodeSymlinkOutside: a symbolic link in the skill leads out of its
-	// folder; CodeTooManyFiles: the skill is too large to check for them.
-	CodeSymlinkOutside = "symlink-outside"
-	CodeTooManyFiles   = "too-many-files"
+	codeUnexpectedField     = "unexpected-field"
+	codeNameMissing         = "name-missing"
+	codeNameTooLong         = "name-too-long"
+	codeNameCase            = "name-not-lowercase"
+	codeNameHyphen          = "name-hyphen"
+	codeNameChars           = "name-invalid-characters"
+	codeNameDirMismatch     = "name-dir-mismatch"
+	codeDescriptionMissing  = "description-missing"
+	codeDescriptionTooLong  = "description-too-long"
+	codeCompatibility       = "compatibility-invalid"
+	codeAllowedTools        = "allowed-tools-invalid"
+	codeMetadata            = "metadata-invalid"
+	codeStringField         = "field-not-string"
+	codeSkillFileMissing    = "skill-md-missing"
+	codeManifest            = "manifest-invalid"
+	codeManifestPathOutside = "manifest-path-outside"
+	// codeSymlinkOutside: a symbolic link in the skill leads out of its
+	// folder; codeTooManyFiles: the skill is too large to check for them.
+	codeSymlinkOutside = "symlink-outside"
+	codeTooManyFiles   = "too-many-files"
 )
 
 // fatalWhenLoading lists the problems that make a skill unusable even for
 // a lenient client, following the spec's client guidance: without parsable
 // frontmatter, a name or a description there is nothing to disclose.
 var fatalWhenLoading = map[string]bool{
-	CodeTooLarge: true, CodeEncoding: true, CodeNoFrontmatter: true, CodeUnclosed: true,
-	CodeYAMLSyntax: true, CodeNotMapping: true, CodeYAMLAlias: true, CodeYAMLDepth: true,
-	CodeYAMLDuplicate: true, CodeYAMLComplexKey: true, CodeNameMissing: true,
-	CodeDescriptionMissing: true, CodeSkillFileMissing: true, CodeManifest: true,
-	CodeManifestPathOutside: true, CodeSymlinkOutside: true, CodeTooManyFiles: true,
+	codeTooLarge: true, codeEncoding: true, codeNoFrontmatter: true, codeUnclosed: true,
+	codeYAMLSyntax: true, codeNotMapping: true, codeYAMLAlias: true, codeYAMLDepth: true,
+	codeYAMLDuplicate: true, codeYAMLComplexKey: true, codeNameMissing: true,
+	codeDescriptionMissing: true, codeSkillFileMissing: true, codeManifest: true,
+	codeManifestPathOutside: true, codeSymlinkOutside: true, codeTooManyFiles: true,
 }
 
 // advisory lists problems the reference validator does not report; they
 // are warnings even when validating, so verdicts match the reference.
-var advisory = map[string]bool{CodeMetadata: true}
+var advisory = map[string]bool{codeMetadata: true}
 
 // grade sets each problem's severity. Strict (validation) grading makes
 // every spec violation an error; lenient (loading) grading keeps only
@@ -115,16 +115,16 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 				first = keyLine[k]
 			}
 		}
-		add(CodeUnexpectedField, strings.Join(extra, ","), first,
+		add(codeUnexpectedField, strings.Join(extra, ","), first,
 			"unexpected fields in frontmatter: %s (only %s are allowed; put custom data under metadata:)",
 			strings.Join(extra, ", "), strings.Join(specFields, ", "))
 	}
 
 	// name
 	if n, ok := fields["name"]; !ok {
-		add(CodeNameMissing, "name", nil, "missing required field in frontmatter: name")
+		add(codeNameMissing, "name", nil, "missing required field in frontmatter: name")
 	} else if v, ok := scalar(n); !ok || trimSpace(v) == "" {
-		add(CodeNameMissing, "name", n, "field 'name' must be a non-empty string")
+		add(codeNameMissing, "name", n, "field 'name' must be a non-empty string")
 	} else {
 		// The rules apply to the NFKC form; the name is kept as written
 		// (trimmed), which is what the reference prints in the catalog.
@@ -134,31 +134,31 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		}
 		if dirName != "" {
 			if d, name := norm.NFKC.String(dirName), norm.NFKC.String(s.Name); d != name {
-				add(CodeNameDirMismatch, "name", n, "directory name %q must match skill name %q%s", dirName, s.Name, nfkcNote(s.Name, name))
+				add(codeNameDirMismatch, "name", n, "directory name %q must match skill name %q%s", dirName, s.Name, nfkcNote(s.Name, name))
 			}
 		}
 	}
 
 	// description
 	if n, ok := fields["description"]; !ok {
-		add(CodeDescriptionMissing, "description", nil, "missing required field in frontmatter: description")
+		add(codeDescriptionMissing, "description", nil, "missing required field in frontmatter: description")
 	} else if v, ok := scalar(n); !ok || trimSpace(v) == "" {
-		add(CodeDescriptionMissing, "description", n, "field 'description' must be a non-empty string")
+		add(codeDescriptionMissing, "description", n, "field 'description' must be a non-empty string")
 	} else {
 		s.Description = trimSpace(v)
 		if c := utf8.RuneCountInString(v); c > maxDescriptionLength {
-			add(CodeDescriptionTooLong, "description", n, "description exceeds %d character limit (%d chars)", maxDescriptionLength, c)
+			add(codeDescriptionTooLong, "description", n, "description exceeds %d character limit (%d chars)", maxDescriptionLength, c)
 		}
 	}
 
 	// compatibility
 	if n, ok := fields["compatibility"]; ok {
 		if v, ok := scalar(n); !ok {
-			add(CodeCompatibility, "compatibility", n, "field 'compatibility' must be a string")
+			add(codeCompatibility, "compatibility", n, "field 'compatibility' must be a string")
 		} else {
 			s.Compatibility = v
 			if c := utf8.RuneCountInString(v); c > maxCompatibilityLength {
-				add(CodeCompatibility, "compatibility", n, "compatibility exceeds %d character limit (%d chars)", maxCompatibilityLength, c)
+				add(codeCompatibility, "compatibility", n, "compatibility exceeds %d character limit (%d chars)", maxCompatibilityLength, c)
 			}
 		}
 	}
@@ -170,9 +170,9 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		} else if items, ok := scalarList(n); ok {
 			s.AllowedTools = strings.Join(items, " ")
 		} else if n.Kind == yaml.SequenceNode {
-			add(CodeAllowedTools, "allowed-tools", n, "field 'allowed-tools' list items must all be strings")
+			add(codeAllowedTools, "allowed-tools", n, "field 'allowed-tools' list items must all be strings")
 		} else {
-			add(CodeAllowedTools, "allowed-tools", n, "field 'allowed-tools' must be either a string or a list of strings")
+			add(codeAllowedTools, "allowed-tools", n, "field 'allowed-tools' must be either a string or a list of strings")
 		}
 	}
 
@@ -181,7 +181,7 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 		if v, ok := scalar(n); ok {
 			s.License = v
 		} else {
-			add(CodeStringField, "license", n, "field 'license' must be a string")
+			add(codeStringField, "license", n, "field 'license' must be a string")
 		}
 	}
 
@@ -196,12 +196,12 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 				if sv, ok := scalar(v); ok {
 					s.Metadata[k.Value] = sv
 				} else {
-					add(CodeMetadata, "metadata."+k.Value, v, "metadata value %q should be a string; nested values are ignored", k.Value)
+					add(codeMetadata, "metadata."+k.Value, v, "metadata value %q should be a string; nested values are ignored", k.Value)
 				}
 			}
 		default:
 			if v, ok := scalar(n); !ok || v != "" {
-				add(CodeMetadata, "metadata", n, "field 'metadata' should be a mapping of string keys to string values")
+				add(codeMetadata, "metadata", n, "field 'metadata' should be a mapping of string keys to string values")
 			}
 		}
 	}
@@ -213,7 +213,7 @@ func parseSkillMD(data []byte, file, dirName string) (*Skill, Problems) {
 // NFKC form): 1 to 64 characters, lowercase, only letters, digits and
 // hyphens, no hyphen at either end and no two in a row. It returns nil
 // for a valid name, else a [Problems] with one entry per broken rule
-// (Field "name", a Code such as [CodeNameCase], no file or line).
+// (Field "name", a Code such as [codeNameCase], no file or line).
 //
 // The name is checked as given: surrounding white space is an invalid
 // character here, while a SKILL.md's name is trimmed first.
@@ -231,24 +231,24 @@ func nameProblems(name string) Problems {
 		ps = append(ps, Problem{Field: "name", Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	if name == "" {
-		add(CodeNameMissing, "skill name must not be empty")
+		add(codeNameMissing, "skill name must not be empty")
 		return ps
 	}
 	nfkc := norm.NFKC.String(name)
 	if c := utf8.RuneCountInString(nfkc); c > maxNameLength {
-		add(CodeNameTooLong, "skill name %q exceeds %d character limit (%d chars)", name, maxNameLength, c)
+		add(codeNameTooLong, "skill name %q exceeds %d character limit (%d chars)", name, maxNameLength, c)
 	}
 	if nfkc != strings.ToLower(nfkc) {
-		add(CodeNameCase, "skill name %q must be lowercase", name)
+		add(codeNameCase, "skill name %q must be lowercase", name)
 	}
 	if strings.HasPrefix(nfkc, "-") || strings.HasSuffix(nfkc, "-") {
-		add(CodeNameHyphen, "skill name %q cannot start or end with a hyphen", name)
+		add(codeNameHyphen, "skill name %q cannot start or end with a hyphen", name)
 	}
 	if strings.Contains(nfkc, "--") {
-		add(CodeNameHyphen, "skill name %q cannot contain consecutive hyphens", name)
+		add(codeNameHyphen, "skill name %q cannot contain consecutive hyphens", name)
 	}
 	if bad := invalidNameRunes(nfkc); bad != "" {
-		add(CodeNameChars, "skill name %q contains invalid characters %s; only letters, digits, and hyphens are allowed", name, bad)
+		add(codeNameChars, "skill name %q contains invalid characters %s; only letters, digits, and hyphens are allowed", name, bad)
 	}
 	return ps
 }

@@ -37,43 +37,43 @@ func TestValidateRules(t *testing.T) {
 		{"all optional fields", fm("name: pdf", "description: d", "license: MIT", "compatibility: Needs poppler",
 			"metadata:", "  author: me", "allowed-tools: Read Bash(git:*)"), "pdf", nil},
 		{"allowed-tools as list", fm("name: pdf", "description: d", "allowed-tools:", "  - Read", "  - Write"), "pdf", nil},
-		{"missing name", fm("description: d"), "pdf", []string{CodeNameMissing}},
-		{"empty name", fm("name: ''", "description: d"), "pdf", []string{CodeNameMissing}},
-		{"blank name", fm("name: '   '", "description: d"), "pdf", []string{CodeNameMissing}},
-		{"name is a list", fm("name:", "  - a", "description: d"), "pdf", []string{CodeNameMissing}},
+		{"missing name", fm("description: d"), "pdf", []string{codeNameMissing}},
+		{"empty name", fm("name: ''", "description: d"), "pdf", []string{codeNameMissing}},
+		{"blank name", fm("name: '   '", "description: d"), "pdf", []string{codeNameMissing}},
+		{"name is a list", fm("name:", "  - a", "description: d"), "pdf", []string{codeNameMissing}},
 		{"number name read as string", fm("name: 123", "description: d"), "123", nil},
-		{"uppercase", fm("name: PDF", "description: d"), "PDF", []string{CodeNameCase}},
+		{"uppercase", fm("name: PDF", "description: d"), "PDF", []string{codeNameCase}},
 		{"title case with space", fm("name: Attio Automation", "description: d"), "attio-automation",
-			[]string{CodeNameDirMismatch, CodeNameChars, CodeNameCase}},
-		{"leading hyphen", fm("name: -pdf", "description: d"), "-pdf", []string{CodeNameHyphen}},
-		{"trailing hyphen", fm("name: pdf-", "description: d"), "pdf-", []string{CodeNameHyphen}},
-		{"double hyphen", fm("name: pdf--x", "description: d"), "pdf--x", []string{CodeNameHyphen}},
-		{"underscore", fm("name: zoho_books", "description: d"), "zoho_books", []string{CodeNameChars}},
+			[]string{codeNameDirMismatch, codeNameChars, codeNameCase}},
+		{"leading hyphen", fm("name: -pdf", "description: d"), "-pdf", []string{codeNameHyphen}},
+		{"trailing hyphen", fm("name: pdf-", "description: d"), "pdf-", []string{codeNameHyphen}},
+		{"double hyphen", fm("name: pdf--x", "description: d"), "pdf--x", []string{codeNameHyphen}},
+		{"underscore", fm("name: zoho_books", "description: d"), "zoho_books", []string{codeNameChars}},
 		{"64 chars ok", fm("name: "+long(64), "description: d"), long(64), nil},
-		{"65 chars", fm("name: "+long(65), "description: d"), long(65), []string{CodeNameTooLong}},
+		{"65 chars", fm("name: "+long(65), "description: d"), long(65), []string{codeNameTooLong}},
 		{"unicode letters and digits", fm("name: données-٣", "description: d"), "données-٣", nil},
 		{"cjk name", fm("name: 技能", "description: d"), "技能", nil},
 		{"nfkc: fullwidth matches dir", fm("name: ｐｄｆ", "description: d"), "pdf", nil},
 		{"nfkc: dir normalised too", fm("name: pdf", "description: d"), "ｐｄｆ", nil},
 		{"nfkc ligature", fm("name: ﬁle", "description: d"), "file", nil},
 		{"name trimmed", fm("name: '  pdf  '", "description: d"), "pdf", nil},
-		{"dir mismatch", fm("name: pdf", "description: d"), "pdf-tools", []string{CodeNameDirMismatch}},
-		{"missing description", fm("name: pdf"), "pdf", []string{CodeDescriptionMissing}},
-		{"empty description", fm("name: pdf", "description: ''"), "pdf", []string{CodeDescriptionMissing}},
-		{"null description", fm("name: pdf", "description:"), "pdf", []string{CodeDescriptionMissing}},
-		{"description is a mapping", fm("name: pdf", "description:", "  a: b"), "pdf", []string{CodeDescriptionMissing}},
+		{"dir mismatch", fm("name: pdf", "description: d"), "pdf-tools", []string{codeNameDirMismatch}},
+		{"missing description", fm("name: pdf"), "pdf", []string{codeDescriptionMissing}},
+		{"empty description", fm("name: pdf", "description: ''"), "pdf", []string{codeDescriptionMissing}},
+		{"null description", fm("name: pdf", "description:"), "pdf", []string{codeDescriptionMissing}},
+		{"description is a mapping", fm("name: pdf", "description:", "  a: b"), "pdf", []string{codeDescriptionMissing}},
 		{"description 1024 ok", fm("name: pdf", "description: "+long(1024)), "pdf", nil},
-		{"description 1025", fm("name: pdf", "description: "+long(1025)), "pdf", []string{CodeDescriptionTooLong}},
+		{"description 1025", fm("name: pdf", "description: "+long(1025)), "pdf", []string{codeDescriptionTooLong}},
 		{"description counts code points", fm("name: pdf", "description: "+strings.Repeat("é", 1024)), "pdf", nil},
 		{"compatibility 500 ok", fm("name: pdf", "description: d", "compatibility: "+long(500)), "pdf", nil},
-		{"compatibility 501", fm("name: pdf", "description: d", "compatibility: "+long(501)), "pdf", []string{CodeCompatibility}},
-		{"compatibility list", fm("name: pdf", "description: d", "compatibility:", "  - x"), "pdf", []string{CodeCompatibility}},
-		{"allowed-tools mapping", fm("name: pdf", "description: d", "allowed-tools:", "  a: b"), "pdf", []string{CodeAllowedTools}},
-		{"allowed-tools nested list", fm("name: pdf", "description: d", "allowed-tools:", "  - - a"), "pdf", []string{CodeAllowedTools}},
-		{"unexpected fields", fm("name: pdf", "description: d", "author: me", "requires: x"), "pdf", []string{CodeUnexpectedField}},
+		{"compatibility 501", fm("name: pdf", "description: d", "compatibility: "+long(501)), "pdf", []string{codeCompatibility}},
+		{"compatibility list", fm("name: pdf", "description: d", "compatibility:", "  - x"), "pdf", []string{codeCompatibility}},
+		{"allowed-tools mapping", fm("name: pdf", "description: d", "allowed-tools:", "  a: b"), "pdf", []string{codeAllowedTools}},
+		{"allowed-tools nested list", fm("name: pdf", "description: d", "allowed-tools:", "  - - a"), "pdf", []string{codeAllowedTools}},
+		{"unexpected fields", fm("name: pdf", "description: d", "author: me", "requires: x"), "pdf", []string{codeUnexpectedField}},
 		{"metadata not a map is advisory", fm("name: pdf", "description: d", "metadata: x"), "pdf", nil},
 		{"every error at once", fm("name: Bad_Name-", "author: x"), "other",
-			[]string{CodeDescriptionMissing, CodeNameDirMismatch, CodeNameHyphen, CodeNameChars, CodeNameCase, CodeUnexpectedField}},
+			[]string{codeDescriptionMissing, codeNameDirMismatch, codeNameHyphen, codeNameChars, codeNameCase, codeUnexpectedField}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +97,7 @@ func TestValidateMessages(t *testing.T) {
 	}
 	var unexpected Problem
 	for _, p := range ps {
-		if p.Code == CodeUnexpectedField {
+		if p.Code == codeUnexpectedField {
 			unexpected = p
 		}
 	}
@@ -145,11 +145,11 @@ func TestLenientGrading(t *testing.T) {
 		fatal    bool
 		warnings []string
 	}{
-		{"dir mismatch loads", fm("name: pdf", "description: d"), "other", false, []string{CodeNameDirMismatch}},
-		{"long name loads", fm("name: "+strings.Repeat("a", 70), "description: d"), strings.Repeat("a", 70), false, []string{CodeNameTooLong}},
-		{"title case loads", fm("name: Attio", "description: d"), "attio", false, []string{CodeNameDirMismatch, CodeNameCase}},
-		{"extra keys load", fm("name: pdf", "description: d", "requires: x"), "pdf", false, []string{CodeUnexpectedField}},
-		{"flow list loads", fm("name: pdf", "description: d", "allowed-tools: [Read, Write]"), "pdf", false, []string{CodeYAMLFlowStyle}},
+		{"dir mismatch loads", fm("name: pdf", "description: d"), "other", false, []string{codeNameDirMismatch}},
+		{"long name loads", fm("name: "+strings.Repeat("a", 70), "description: d"), strings.Repeat("a", 70), false, []string{codeNameTooLong}},
+		{"title case loads", fm("name: Attio", "description: d"), "attio", false, []string{codeNameDirMismatch, codeNameCase}},
+		{"extra keys load", fm("name: pdf", "description: d", "requires: x"), "pdf", false, []string{codeUnexpectedField}},
+		{"flow list loads", fm("name: pdf", "description: d", "allowed-tools: [Read, Write]"), "pdf", false, []string{codeYAMLFlowStyle}},
 		{"missing description skips", fm("name: pdf"), "pdf", true, nil},
 		{"missing name skips", fm("description: d"), "pdf", true, nil},
 		{"bad yaml skips", fm("name: pdf", "description: [unclosed"), "pdf", true, nil},
@@ -180,13 +180,13 @@ func TestValidateName(t *testing.T) {
 		{"count-words-2", nil},
 		{strings.Repeat("a", 64), nil},
 		{"données", nil}, // letters of any script, as the reference
-		{"", []string{CodeNameMissing}},
-		{strings.Repeat("a", 65), []string{CodeNameTooLong}},
-		{"Bad_Name", []string{CodeNameChars, CodeNameCase}},
-		{"-x", []string{CodeNameHyphen}},
-		{"x-", []string{CodeNameHyphen}},
-		{"a--b", []string{CodeNameHyphen}},
-		{" pdf", []string{CodeNameChars}}, // not trimmed
+		{"", []string{codeNameMissing}},
+		{strings.Repeat("a", 65), []string{codeNameTooLong}},
+		{"Bad_Name", []string{codeNameChars, codeNameCase}},
+		{"-x", []string{codeNameHyphen}},
+		{"x-", []string{codeNameHyphen}},
+		{"a--b", []string{codeNameHyphen}},
+		{" pdf", []string{codeNameChars}}, // not trimmed
 	}
 	for _, tt := range tests {
 		err := ValidateName(tt.name)

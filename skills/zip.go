@@ -49,13 +49,13 @@ const (
 	macOSMetadataDir = "__MACOSX"
 )
 
-// ErrUnsafeZip is wrapped by every error that rejects an archive as
+// errUnsafeZip is wrapped by every error that rejects an archive as
 // unsafe: an entry name that is absolute or leads outside the archive,
 // duplicate or conflicting names, a symlink or other special entry, too
 // many entries, sizes over the limits, a decompression bomb, or an entry
 // holding more data than its header declares. The error's message names
 // the archive and the entry. Match it with errors.Is.
-var ErrUnsafeZip = errors.New("unsafe zip archive")
+var errUnsafeZip = errors.New("unsafe zip archive")
 
 // An unsafeZipError rejects one archive, usually because of one entry.
 type unsafeZipError struct {
@@ -68,7 +68,7 @@ func (e *unsafeZipError) Error() string {
 	return fmt.Sprintf("%s: entry %s: %s", e.archive, quoteEntry(e.entry), e.reason)
 }
 
-func (e *unsafeZipError) Unwrap() error { return ErrUnsafeZip }
+func (e *unsafeZipError) Unwrap() error { return errUnsafeZip }
 
 // quoteEntry quotes an entry name for a message, shortening absurdly long
 // ones so that an error stays readable.
@@ -115,7 +115,7 @@ func LoadZip(path string, o *LoadOptions) (*Skill, error) {
 // from r. name is the archive's name, used in messages and as [Skill.Dir].
 //
 // The whole archive is validated before any entry is decompressed (see
-// [ErrUnsafeZip] and the Max* limits), then extracted into memory, so the
+// [errUnsafeZip] and the Max* limits), then extracted into memory, so the
 // returned Skill does not hold r. Symlink entries are rejected outright,
 // whatever their target: a skill has no need for them, and following one
 // safely would mean resolving it inside the archive.
@@ -126,7 +126,7 @@ func LoadZip(path string, o *LoadOptions) (*Skill, error) {
 // holding SKILL.md, that folder is the root and its name is the one to
 // match, and Skill.Dir is name + "/" + folder. A "__MACOSX" folder is
 // ignored. Anything else is a [*LoadError] with code
-// [CodeSkillFileMissing].
+// [codeSkillFileMissing].
 //
 // LoadZipReader is safe for concurrent use if r is.
 func LoadZipReader(r io.ReaderAt, size int64, name string, o *LoadOptions) (*Skill, error) {
@@ -148,7 +148,7 @@ func LoadZipReader(r io.ReaderAt, size int64, name string, o *LoadOptions) (*Ski
 	root, ok := zipRoot(entries)
 	if !ok {
 		return nil, &LoadError{Dir: name, Problems: Problems{{
-			File: label, Code: CodeSkillFileMissing, Severity: Error,
+			File: label, Code: codeSkillFileMissing, Severity: Error,
 			Message: "no SKILL.md at the top of the archive or in a single top-level folder",
 		}}}
 	}

@@ -25,7 +25,7 @@
 //     [DefaultAnthropicModel] is its model when none is named.
 //   - [NewOpenAI]: a provider for OpenAI chat completions and servers that
 //     speak them; a failed tool result is sent prefixed by
-//     [ToolErrorPrefix].
+//     [toolErrorPrefix].
 //
 // Configuration:
 //   - [Options]: key, base URL, default model, HTTP client and timeout.

@@ -17,10 +17,10 @@ import (
 // openaiBaseURL is OpenAI's own endpoint.
 const openaiBaseURL = "https://api.openai.com/v1/"
 
-// ToolErrorPrefix starts the content of a tool message that answers a
+// toolErrorPrefix starts the content of a tool message that answers a
 // failed call: chat completions have no is_error field, so the model learns
 // of the failure from the text.
-const ToolErrorPrefix = "ERROR: "
+const toolErrorPrefix = "ERROR: "
 
 // openaiProvider is safe for concurrent use: it holds only the SDK client,
 // which is.
@@ -43,7 +43,7 @@ type openaiProvider struct {
 //
 // The mapping, where chat completions differ from package agent:
 //   - a failed tool result is sent with its content prefixed by
-//     [ToolErrorPrefix];
+//     [toolErrorPrefix];
 //   - MaxTokens is max_completion_tokens at OpenAI's endpoint (its
 //     reasoning models reject max_tokens) and max_tokens elsewhere (the
 //     field local servers know);
@@ -143,7 +143,7 @@ func (p *openaiProvider) params(req *agent.Request) (openai.ChatCompletionNewPar
 			for _, r := range m.ToolResults {
 				content := r.Content
 				if r.IsError {
-					content = ToolErrorPrefix + content
+					content = toolErrorPrefix + content
 				}
 				params.Messages = append(params.Messages, openai.ToolMessage(content, r.CallID))
 			}

@@ -24,10 +24,10 @@ import (
 
 // Defaults of [BridgeOptions].
 const (
-	DefaultCallTimeout  = 60 * time.Second
-	DefaultStartTimeout = 30 * time.Second
-	DefaultMaxRestarts  = 3
-	DefaultMaxResult    = 1 << 20
+	defaultCallTimeout  = 60 * time.Second
+	defaultStartTimeout = 30 * time.Second
+	defaultMaxRestarts  = 3
+	defaultMaxResult    = 1 << 20
 )
 
 // terminateDuration is how long closing a command server waits, after
@@ -53,20 +53,20 @@ var ErrBridgeClosed = errors.New("MCP bridge closed")
 // BridgeOptions configure a [Bridge]. A nil *BridgeOptions means all
 // defaults.
 type BridgeOptions struct {
-	// CallTimeout bounds each tool call; 0 means [DefaultCallTimeout].
+	// CallTimeout bounds each tool call; 0 means [defaultCallTimeout].
 	CallTimeout time.Duration
 	// StartTimeout bounds starting (or restarting) a server and listing
-	// its tools; 0 means [DefaultStartTimeout].
+	// its tools; 0 means [defaultStartTimeout].
 	StartTimeout time.Duration
 	// MaxRestarts is how many times in a row a crashed server is
 	// restarted; a call that succeeds resets the count. 0 means
-	// [DefaultMaxRestarts]; a negative value means never restart.
+	// [defaultMaxRestarts]; a negative value means never restart.
 	MaxRestarts int
 	// Logger receives restarts, failures and each command server's
 	// stderr (at debug level); nil means discard.
 	Logger *slog.Logger
 	// MaxResult bounds the content, and separately the structured
-	// content, of a result, in bytes; 0 means [DefaultMaxResult]. Longer
+	// content, of a result, in bytes; 0 means [defaultMaxResult]. Longer
 	// content is truncated with a note; longer structured content is
 	// dropped with a note.
 	MaxResult int
@@ -101,18 +101,18 @@ func NewBridge(servers map[string]ServerConfig, o *BridgeOptions) *Bridge {
 		opts = *o
 	}
 	if opts.CallTimeout <= 0 {
-		opts.CallTimeout = DefaultCallTimeout
+		opts.CallTimeout = defaultCallTimeout
 	}
 	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = DefaultStartTimeout
+		opts.StartTimeout = defaultStartTimeout
 	}
 	if opts.MaxRestarts == 0 {
-		opts.MaxRestarts = DefaultMaxRestarts
+		opts.MaxRestarts = defaultMaxRestarts
 	} else if opts.MaxRestarts < 0 {
 		opts.MaxRestarts = 0
 	}
 	if opts.MaxResult <= 0 {
-		opts.MaxResult = DefaultMaxResult
+		opts.MaxResult = defaultMaxResult
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -27,9 +27,9 @@
 //   - [Server.ServeStdio] serves one session over a reader and a writer;
 //     [Server.Handler] with [HTTPOptions] serves streamable HTTP, checking
 //     the Host and Origin headers.
-//   - [CatalogTool], [SearchTool], [ActivateTool] and [ReadTool]: the
+//   - [catalogTool], [searchTool], [activateTool] and [readTool]: the
 //     names of the disclosure tools a Server serves.
-//   - [ResourceScheme]: the URI scheme of skill files served as resources.
+//   - [resourceScheme]: the URI scheme of skill files served as resources.
 //
 // Bridging MCP servers:
 //   - [NewBridge] with [BridgeOptions] makes a [Bridge] to configured
@@ -37,8 +37,8 @@
 //   - [Bridge.Register] adds their tools to a [host.Registry];
 //     [Bridge.CallTool] calls one directly (a [host.MCPCaller] for
 //     guests); [Bridge.Close] closes connections and ends command servers.
-//   - [DefaultCallTimeout], [DefaultStartTimeout], [DefaultMaxRestarts]
-//     and [DefaultMaxResult]: the defaults of BridgeOptions.
+//   - [defaultCallTimeout], [defaultStartTimeout], [defaultMaxRestarts]
+//     and [defaultMaxResult]: the defaults of BridgeOptions.
 //
 // Configuration:
 //   - [ParseConfig] reads an mcpServers JSON document (at most

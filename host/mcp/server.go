@@ -29,15 +29,15 @@ import (
 // catalog, and the disclosure tools every skillrun host serves
 // ([host.DisclosureTools]).
 const (
-	CatalogTool  = "skills_catalog"
-	SearchTool   = host.ToolSkillSearch
-	ActivateTool = host.ToolSkillActivate
-	ReadTool     = host.ToolSkillRead
+	catalogTool  = "skills_catalog"
+	searchTool   = host.ToolSkillSearch
+	activateTool = host.ToolSkillActivate
+	readTool     = host.ToolSkillRead
 )
 
-// ResourceScheme is the URI scheme of skill files served as resources:
+// resourceScheme is the URI scheme of skill files served as resources:
 // skill://<name>/<path>.
-const ResourceScheme = "skill"
+const resourceScheme = "skill"
 
 // sessionTimeout closes a streamable HTTP session idle this long, so that
 // clients that vanish do not pin memory.
@@ -111,16 +111,16 @@ func NewServer(list []*skills.Skill, o *ServerOptions) *Server {
 	s := &Server{logger: opts.Logger, tools: opts.Tools}
 	s.srv = mcpsdk.NewServer(&mcpsdk.Implementation{Name: opts.Name, Version: opts.Version}, &mcpsdk.ServerOptions{
 		Logger: opts.Logger,
-		Instructions: "Skills are packages of instructions and files. Call " + CatalogTool +
-			" to list them (or " + SearchTool + " to find one by words), " + ActivateTool +
-			" to load one when a task matches its description, and " + ReadTool + " to read a file it names.",
+		Instructions: "Skills are packages of instructions and files. Call " + catalogTool +
+			" to list them (or " + searchTool + " to find one by words), " + activateTool +
+			" to load one when a task matches its description, and " + readTool + " to read a file it names.",
 		Capabilities: &mcpsdk.ServerCapabilities{
 			Tools:     &mcpsdk.ToolCapabilities{ListChanged: true},
 			Resources: &mcpsdk.ResourceCapabilities{ListChanged: true},
 		},
 	})
 	s.srv.AddTool(&mcpsdk.Tool{
-		Name:        CatalogTool,
+		Name:        catalogTool,
 		Description: "List the available skills: the name, description and location of each, as an <available_skills> block.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true},
@@ -307,11 +307,11 @@ func (s *Server) guard(h mcpsdk.ToolHandler) mcpsdk.ToolHandler {
 func (s *Server) catalog(_ context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 	m, msg := args(req.Params.Arguments)
 	if msg != "" {
-		return errorResult(CatalogTool + ": " + msg), nil
+		return errorResult(catalogTool + ": " + msg), nil
 	}
 	if len(m) > 0 {
 		k := slices.Sorted(maps.Keys(m))[0]
-		return errorResult(fmt.Sprintf("%s: unknown argument %q (it takes none)", CatalogTool, k)), nil
+		return errorResult(fmt.Sprintf("%s: unknown argument %q (it takes none)", catalogTool, k)), nil
 	}
 	s.mu.RLock()
 	list := s.list
@@ -385,7 +385,7 @@ func (s *Server) resourceHandler(sk *skills.Skill, file string) mcpsdk.ResourceH
 
 // resourceURI returns skill://<name>/<file>, escaped as a URL.
 func resourceURI(name, file string) string {
-	u := url.URL{Scheme: ResourceScheme, Host: name, Path: "/" + file}
+	u := url.URL{Scheme: resourceScheme, Host: name, Path: "/" + file}
 	return u.String()
 }
 
@@ -412,7 +412,7 @@ func mimeType(file string) string {
 // use and input schemas that do not describe an object.
 func sdkTool(def host.ToolDef) (*mcpsdk.Tool, error) {
 	switch def.Name {
-	case CatalogTool, SearchTool, ActivateTool, ReadTool:
+	case catalogTool, searchTool, activateTool, readTool:
 		return nil, errors.New("the name is a skill tool's")
 	}
 	return toSDK(def)
