@@ -3,6 +3,7 @@ package toolset
 import (
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/host"
+	"github.com/skillrun/skillrun/skills"
 )
 
 // Served is the registry a server serves (`skillrun mcp`): every script
@@ -33,7 +34,7 @@ func (s *Set) Served() *host.Registry {
 // addServed adds what Served serves of c beside the bridge.
 func (s *Set) addServed(reg *host.Registry, c *Catalog, strict bool) {
 	list := c.Skills()
-	for _, t := range s.ScriptTools(&agent.Gate{Skills: list, Activated: activatedAll(s.Skills)}) {
+	for _, t := range s.ScriptTools(&agent.Gate{Skills: list, Activated: activatedAll(s.folderSkills)}) {
 		if err := reg.Add(t); err != nil {
 			s.warn("%s not served: %v", t.Definition().Name, err)
 		}
@@ -68,3 +69,7 @@ func (s *Set) Reload(c *Catalog) {
 }
 
 var _ agent.Scripts = (*Set)(nil)
+
+// folderSkills are the served Agent Skills with a folder of their own,
+// which the shell tool mounts at /skills/<name>.
+func (s *Set) folderSkills() []*skills.Skill { return s.Catalog().Discovery.Skills }
