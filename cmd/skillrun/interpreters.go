@@ -181,7 +181,7 @@ func newInterpretersCompileCmd() *cobra.Command {
 		Short: "Compile the installed interpreters into the sandbox's cache, so first runs start fast",
 		Long: `Compile turns the installed interpreters (all, or the languages named) into
 machine code in the sandbox's compile cache (<user cache dir>/skillrun/
-compile), as their first run would: tens of MB of WebAssembly take seconds
+wazero), as their first run would: tens of MB of WebAssembly take seconds
 to compile, once per machine and skillrun version.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := interpretersDir(dir)
