@@ -22,6 +22,7 @@ import (
 	"github.com/skillrun/skillrun/agent/providers"
 	"github.com/skillrun/skillrun/internal/admission"
 	"github.com/skillrun/skillrun/internal/bench"
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/native"
 	"github.com/skillrun/skillrun/scripts"
 )
@@ -267,7 +268,7 @@ func loadBenchTasks(args []string) ([]*bench.Task, error) {
 		}
 		entries, err := os.ReadDir(a)
 		if err != nil {
-			return nil, usageErr("task %s: %v", a, pathErrCause(err))
+			return nil, usageErr("task %s: %v", a, safefile.Cause(err))
 		}
 		found := 0
 		for _, e := range entries {

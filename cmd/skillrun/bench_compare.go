@@ -96,7 +96,7 @@ func runBenchCompare(cmd *cobra.Command, f *benchCompareFlags, args []string) er
 	}
 	if f.html != "" {
 		if err := safefile.WriteAtomic(f.html, 0o644, c.WriteHTML); err != nil {
-			return usageErr("--html %s: %v", f.html, pathErrCause(err))
+			return usageErr("--html %s: %v", f.html, safefile.Cause(err))
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: wrote %s\n", f.html)
 	}
@@ -160,7 +160,7 @@ func checkHTMLTarget(file string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return usageErr("--html %s: %v", file, pathErrCause(err))
+		return usageErr("--html %s: %v", file, safefile.Cause(err))
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return usageErr("--html %s is a symlink; skillrun does not write through one: name the file itself", file)
 	case !fi.Mode().IsRegular():
@@ -217,7 +217,7 @@ func setsIn(dir, prefix string) ([]string, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		return nil, usageErr("%s: %v", dir, pathErrCause(err))
+		return nil, usageErr("%s: %v", dir, safefile.Cause(err))
 	}
 	var out []string
 	for _, e := range entries {

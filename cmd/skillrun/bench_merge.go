@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillrun/skillrun/internal/bench"
+	"github.com/skillrun/skillrun/internal/safefile"
 )
 
 func newBenchMergeCmd() *cobra.Command {
@@ -65,7 +66,7 @@ func setFolders(args []string) ([]string, error) {
 		}
 		entries, err := os.ReadDir(a)
 		if err != nil {
-			return nil, usageErr("%s: %v", a, pathErrCause(err))
+			return nil, usageErr("%s: %v", a, safefile.Cause(err))
 		}
 		n := 0
 		for _, e := range entries {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,18 +35,9 @@ func openAuditLog(path string, stderr io.Writer) (a audit.Auditor, done func(), 
 			werr = cerr
 		}
 		if werr != nil {
-			fmt.Fprintf(stderr, "skillrun: writing the audit log %s: %v\n", path, pathErrCause(werr))
+			fmt.Fprintf(stderr, "skillrun: writing the audit log %s: %v\n", path, safefile.Cause(werr))
 		}
 	}, nil
-}
-
-// pathErrCause returns the cause of a *PathError, whose path the caller
-// names already, or err itself.
-func pathErrCause(err error) error {
-	if pe, ok := errors.AsType[*os.PathError](err); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // transcriptDir is where session transcripts go when --transcript is not

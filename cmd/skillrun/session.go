@@ -17,6 +17,7 @@ import (
 
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/agent/providers"
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/internal/termsafe"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
@@ -165,7 +166,7 @@ func runSession(cmd *cobra.Command, f *sessionFlags, args []string) error {
 		printAnswer(cmd.OutOrStdout(), res.Text, isTerminal(cmd.OutOrStdout()))
 	}
 	if err := transcript.Err(); err != nil {
-		fmt.Fprintf(stderr, "skillrun: writing the transcript %s: %v\n", transcriptName, pathErrCause(err))
+		fmt.Fprintf(stderr, "skillrun: writing the transcript %s: %v\n", transcriptName, safefile.Cause(err))
 	}
 	return sessionExit(res)
 }

@@ -189,7 +189,7 @@ func testCases(args []string, asJSON bool, stdout, stderr io.Writer) ([]*skills.
 func writeJUnitFile(path string, results []*skilltest.Result, sum skilltest.Summary) error {
 	f, err := safefile.OpenAppend(path)
 	if err != nil {
-		return pathErrCause(err)
+		return safefile.Cause(err)
 	}
 	if err := f.Truncate(0); err != nil {
 		_ = f.Close()

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skillrun/skillrun/internal/safefile"
 )
 
 // A server over HTTP (Server.ListenAndServe) answers only the operator's clients: every request
@@ -79,12 +81,12 @@ func loadOrCreateToken(path string) (token string, created bool, err error) {
 		return token, err == nil, err
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("token file %s: %w", path, pathErrCause(err))
+		return "", false, fmt.Errorf("token file %s: %w", path, safefile.Cause(err))
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", false, fmt.Errorf("token file %s: %w", path, pathErrCause(err))
+		return "", false, fmt.Errorf("token file %s: %w", path, safefile.Cause(err))
 	}
 	if !fi.Mode().IsRegular() {
 		return "", false, fmt.Errorf("token file %s is not a regular file: name a file holding the token with --token-file", path)
@@ -94,7 +96,7 @@ func loadOrCreateToken(path string) (token string, created bool, err error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenLen+2))
 	if err != nil {
-		return "", false, fmt.Errorf("token file %s: %w", path, pathErrCause(err))
+		return "", false, fmt.Errorf("token file %s: %w", path, safefile.Cause(err))
 	}
 	token = strings.TrimSpace(string(data))
 	if err := checkToken(token); err != nil {
@@ -129,7 +131,7 @@ func createToken(path string) (string, error) {
 		if errors.Is(err, os.ErrExist) {
 			return "", err
 		}
-		return "", fmt.Errorf("token file %s: %w", path, pathErrCause(err))
+		return "", fmt.Errorf("token file %s: %w", path, safefile.Cause(err))
 	}
 	_, werr := io.WriteString(f, token+"\n")
 	if cerr := f.Close(); werr == nil {
@@ -137,7 +139,7 @@ func createToken(path string) (string, error) {
 	}
 	if werr != nil {
 		_ = os.Remove(path)
-		return "", fmt.Errorf("writing the token file %s: %w", path, pathErrCause(werr))
+		return "", fmt.Errorf("writing the token file %s: %w", path, safefile.Cause(werr))
 	}
 	return token, nil
 }
@@ -286,15 +288,6 @@ type limitConn struct {
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.release()
-	return err
-}
-
-// pathErrCause is err without the path an *os.PathError repeats (the
-// message names the file already).
-func pathErrCause(err error) error {
-	if pe, ok := errors.AsType[*os.PathError](err); ok {
-		return pe.Err
-	}
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillrun/skillrun/agent"
 	"github.com/skillrun/skillrun/capabilities"
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/skillrun/skillrun/toolset"
@@ -339,7 +340,7 @@ func copyTree(dst, src string) error {
 	}
 	defer root.Close()
 	if err := os.CopyFS(dst, root.FS()); err != nil {
-		return fmt.Errorf("%s: %w", src, pathCause(err))
+		return fmt.Errorf("%s: %w", src, safefile.Cause(err))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/internal/tomlx"
 )
 
@@ -103,7 +104,7 @@ func LoadTask(dir string) (*Task, error) {
 	}
 	instr, err := readBounded(filepath.Join(abs, "instruction.md"), maxInstruction)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: instruction.md: %w", t.ID, pathCause(err))
+		return nil, fmt.Errorf("task %s: instruction.md: %w", t.ID, safefile.Cause(err))
 	}
 	if strings.TrimSpace(string(instr)) == "" {
 		return nil, fmt.Errorf("task %s: instruction.md is empty", t.ID)
@@ -118,7 +119,7 @@ func LoadTask(dir string) (*Task, error) {
 	case errors.Is(err, os.ErrNotExist):
 		data = nil // every key has a default
 	case err != nil:
-		return nil, fmt.Errorf("task %s: task.toml: %w", t.ID, pathCause(err))
+		return nil, fmt.Errorf("task %s: task.toml: %w", t.ID, safefile.Cause(err))
 	}
 	f, err := parseTaskTOML(data, tomlFile)
 	if err != nil {
@@ -222,12 +223,4 @@ func inside(p string) error {
 		return errors.New("a path inside the task folder")
 	}
 	return nil
-}
-
-// pathCause drops the path an *os.PathError repeats.
-func pathCause(err error) error {
-	if pe, ok := errors.AsType[*os.PathError](err); ok {
-		return pe.Err
-	}
-	return err
 }

@@ -3,6 +3,8 @@
 package safefile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -103,4 +105,15 @@ func TestOpenAppendFullDisk(t *testing.T) {
 	defer f.Close()
 	_, err = f.WriteString("x\n")
 	assert.ErrorIs(t, err, syscall.ENOSPC, "writing /dev/full")
+}
+
+// TestCause: a path error gives its cause; any other error is itself.
+func TestCause(t *testing.T) {
+	_, err := os.Open(filepath.Join(t.TempDir(), "missing"))
+	require.Error(t, err)
+	assert.ErrorIs(t, Cause(err), fs.ErrNotExist)
+	assert.NotContains(t, Cause(err).Error(), "missing")
+	other := errors.New("other")
+	assert.Same(t, other, Cause(other))
+	assert.NoError(t, Cause(nil))
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/skillrun/skillrun/internal/safefile"
 )
 
 // verify compares what a script or command case did with what it expects:
@@ -42,7 +44,7 @@ func (c *Case) verify(res *Result, ws string, before, after map[string]entry) {
 		case errors.Is(err, fs.ErrNotExist):
 			res.fail("expected file %s was not created", name)
 		case err != nil:
-			res.fail("expected file %s: %v", name, unwrapPath(err))
+			res.fail("expected file %s: %v", name, safefile.Cause(err))
 		case string(got) != e.Files[name]:
 			res.fail("file %s differs:\n%s", name, indent(string(diff.Diff("want", []byte(e.Files[name]), "got", got))))
 		}

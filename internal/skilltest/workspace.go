@@ -2,7 +2,6 @@ package skilltest
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/skillrun/skillrun/internal/safefile"
 )
 
 // maxSnapshotFiles bounds the entries a workspace snapshot walks: a run
@@ -56,7 +57,7 @@ func (c *Case) prepare(ws string) error {
 		defer skillRoot.Close()
 		fixture, err := skillRoot.OpenRoot(rel)
 		if err != nil {
-			return fmt.Errorf("workspace %q: %w", c.Workspace, unwrapPath(err))
+			return fmt.Errorf("workspace %q: %w", c.Workspace, safefile.Cause(err))
 		}
 		defer fixture.Close()
 		if err := os.CopyFS(ws, fixture.FS()); err != nil {
@@ -83,15 +84,6 @@ func (c *Case) prepare(ws string) error {
 		}
 	}
 	return nil
-}
-
-// unwrapPath drops the host path from a *fs.PathError: the message names
-// the case's own words instead.
-func unwrapPath(err error) error {
-	if pe, ok := errors.AsType[*fs.PathError](err); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // An entry is one path of a workspace snapshot.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -239,8 +240,5 @@ func describeFSError(err error) error {
 	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
 		return errOutside
 	}
-	if pe, ok := errors.AsType[*fs.PathError](err); ok {
-		return pe.Err
-	}
-	return err
+	return safefile.Cause(err)
 }
