@@ -14,25 +14,25 @@ import (
 // own; Markdown skills' steps still reach them. It is made once;
 // [Set.Reload] changes it in place.
 func (s *Set) Served() *host.Registry {
-	s.mu.Lock()
-	if s.served != nil {
-		defer s.mu.Unlock()
-		return s.served
-	}
-	s.mu.Unlock()
-	reg := host.NewRegistry()
-	if s.bridge != nil {
-		s.addBridge(reg)
-	}
-	s.addServed(reg, s.Catalog(), true)
+	s.servedOnce.Do(func() {
+		reg := host.NewRegistry()
+		if s.bridge != nil {
+			s.addBridge(reg)
+		}
+		s.addServed(reg, s.Catalog())
+		s.mu.Lock()
+		s.served = reg
+		s.mu.Unlock()
+	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.served = reg
-	return reg
+	return s.served
 }
 
-// addServed adds what Served serves of c beside the bridge.
-func (s *Set) addServed(reg *host.Registry, c *Catalog, strict bool) {
+// addServed adds what Served serves of c beside the bridge. A tool
+// module whose grant cannot be resolved is said and left out: a server
+// goes on serving the rest.
+func (s *Set) addServed(reg *host.Registry, c *Catalog) {
 	list := c.Skills()
 	for _, t := range s.ScriptTools(&agent.Gate{Skills: list, Activated: activatedAll(s.folderSkills)}) {
 		if err := reg.Add(t); err != nil {
@@ -40,7 +40,7 @@ func (s *Set) addServed(reg *host.Registry, c *Catalog, strict bool) {
 		}
 	}
 	s.addMarkdown(reg, c)
-	_ = s.addYAML(reg, c, strict)
+	_ = s.addYAML(reg, c, false) // not strict: it cannot fail
 }
 
 // Reload serves c in place of the catalog served so far: its grants
@@ -65,7 +65,7 @@ func (s *Set) Reload(c *Catalog) {
 			reg.Remove(d.Name)
 		}
 	}
-	s.addServed(reg, c, false)
+	s.addServed(reg, c)
 }
 
 var _ agent.Scripts = (*Set)(nil)

@@ -75,6 +75,8 @@ type Set struct {
 	mu     sync.Mutex
 	grants map[string]capabilities.Set // by skill name, of the catalog's skills
 	served *host.Registry              // Served's registry, once made
+
+	servedOnce sync.Once
 }
 
 // New makes the tools of catalog. An MCP server that does not start, or

@@ -100,13 +100,16 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 		return &exitError{code: exitSandbox, err: err}
 	}
 	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
-	// Session cases get what a session over the same folders offers:
-	// their Markdown skills and YAML tools too (package toolset).
-	var roots []skills.Root
-	for _, p := range append(slices.Clone(args), f.catalog...) {
-		roots = append(roots, skills.Root{Dir: p, Origin: skills.OriginPath})
+	r := &skilltest.Runner{Scripts: rt, Parallel: f.parallel, Match: match, Update: f.update}
+	if slices.ContainsFunc(cases, func(c *skilltest.Case) bool { return c.Plan != "" }) {
+		// Session cases get what a session over the same folders offers:
+		// their Markdown skills and YAML tools too (package toolset).
+		var roots []skills.Root
+		for _, p := range append(slices.Clone(args), f.catalog...) {
+			roots = append(roots, skills.Root{Dir: p, Origin: skills.OriginPath})
+		}
+		r.Modules = toolset.Discover(roots, nil)
 	}
-	r := &skilltest.Runner{Scripts: rt, Parallel: f.parallel, Match: match, Update: f.update, Modules: toolset.Discover(roots, nil)}
 	if len(catalog) > 0 {
 		r.Catalog = append(append([]*skills.Skill{}, tested...), catalog...)
 	}
