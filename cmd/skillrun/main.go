@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skillrun/skillrun/internal/resident/handoff"
 )
 
 // Exit codes shared by every verb.
@@ -45,9 +47,6 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
-	if code, ok := viaResident(os.Args[1:]); ok { // resident.go
-		os.Exit(code)
-	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -108,6 +107,10 @@ the capabilities an operator grants.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// Read by package handoff before this runs (handoff.go); accepted
+	// here so that every verb takes it.
+	root.PersistentFlags().Bool(strings.TrimPrefix(handoff.Flag, "--"), false,
+		"run the command in this process, not in the resident ("+handoff.Env+"=0 does the same)")
 	root.AddCommand(
 		newNewCmd(),
 		newValidateCmd(),

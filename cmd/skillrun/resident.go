@@ -5,33 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillrun/skillrun/internal/buildid"
 	"github.com/skillrun/skillrun/internal/resident"
+	"github.com/skillrun/skillrun/internal/resident/handoff"
+	"github.com/skillrun/skillrun/internal/resident/wire"
 	"github.com/skillrun/skillrun/scripts"
 )
 
-// The resident process (package internal/resident): with
-// SKILLRUN_RESIDENT=1, `skillrun run` hands its command to a warm
-// skillrun of the same user and build, which keeps compiled modules and
-// interpreter snapshots in memory, and starts one when there is none.
-// The resident runs one command at a time, in the client's working
-// directory, environment and umask, with the client's stdin, stdout and
-// stderr; a client that finds it busy runs the command itself.
-
-// residentEnv turns the resident on for `skillrun run`.
-const residentEnv = "SKILLRUN_RESIDENT"
+// The resident process (package internal/resident): by default the
+// commands of handoff.Verbs (run, shell, test, validate, ...) are handed
+// by package handoff's init to a warm skillrun of the same user and
+// build, which keeps compiled modules and interpreter snapshots in
+// memory; one is started when there is none. The resident runs one
+// command at a time, in the client's working directory, environment and
+// umask, with the client's stdin, stdout and stderr; a client that finds
+// it busy runs the command itself.
 
 // defaultIdle is how long a resident waits for a command before it exits.
 const defaultIdle = 2 * time.Minute
@@ -40,33 +35,41 @@ func newResidentCmd() *cobra.Command {
 	var idle time.Duration
 	cmd := &cobra.Command{
 		Use:   "resident",
-		Short: "Serve one-shot `skillrun run` commands from a warm process (SKILLRUN_RESIDENT=1)",
+		Short: "Serve one-shot commands from a warm process (on by default; SKILLRUN_RESIDENT=0 turns it off)",
 		Long: `Resident keeps compiled modules and interpreter snapshots in memory and runs
-the ` + "`skillrun run`" + ` commands of this user and this skillrun build handed to it,
-one at a time, until none came for --idle. With SKILLRUN_RESIDENT=1,
-` + "`skillrun run`" + ` starts it when it is not running and hands it its command
-(the working directory, environment, umask, stdin, stdout and stderr are
-the command's own); otherwise nothing uses it. Linux only.
+the commands of this user and this skillrun build handed to it (run, shell,
+test, validate, show, catalog, search, deps), one at a time, until none came
+for --idle. Those commands start it when it is not running and hand it their
+work (the working directory, environment, umask, stdin, stdout and stderr
+are the command's own); a command that finds it busy runs in its own
+process. SKILLRUN_RESIDENT=0 or --no-resident runs a command in its own
+process. Linux only.
 
 Its socket is in <user cache dir>/skillrun/resident, a folder only this user
 may enter; a connection from another user is refused.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, err := residentSocket()
+			path, err := handoff.Socket()
 			if err != nil {
 				return usageErr("resident: %v", err)
 			}
-			l, err := resident.Listen(path)
+			l, err := resident.Listen(path, wire.ExeID())
 			if errors.Is(err, resident.ErrRunning) {
 				return nil // one is enough
 			}
 			if err != nil {
 				return usageErr("resident: %v", err)
 			}
+			residentLog = cmd.ErrOrStderr()
 			return serveResident(cmd.Context(), l, idle)
 		},
 	}
-	cmd.Flags().DurationVar(&idle, "idle", defaultIdle, "exit after this long without a command")
+	if d, err := time.ParseDuration(os.Getenv(handoff.IdleEnv)); err == nil && d > 0 {
+		idle = d // a command that starts the resident passes its environment
+	} else {
+		idle = defaultIdle
+	}
+	cmd.Flags().DurationVar(&idle, "idle", idle, "exit after this long without a command (default: "+handoff.IdleEnv+", else 2m)")
 	return cmd
 }
 
@@ -87,11 +90,12 @@ func serveResident(ctx context.Context, l *resident.Listener, idle time.Duration
 }
 
 // handleResident runs one client's command as if in the client's
-// process: its working directory, environment and umask (the process's,
-// restored afterwards; the resident runs one command at a time).
+// process: its working directory, environment, umask and standard
+// streams (the process's, restored afterwards; the resident runs one
+// command at a time).
 func handleResident(ctx context.Context, req *resident.Request, stdio [3]*os.File) int {
-	if len(req.Args) == 0 || req.Args[0] != "run" {
-		fmt.Fprintln(stdio[2], "skillrun: the resident runs `skillrun run` commands only")
+	if len(req.Args) == 0 || !slices.Contains(handoff.Verbs, req.Args[0]) {
+		fmt.Fprintf(stdio[2], "skillrun: the resident runs only these commands: %s\n", strings.Join(handoff.Verbs, ", "))
 		return exitUsage
 	}
 	wd, _ := os.Getwd()
@@ -106,8 +110,19 @@ func handleResident(ctx context.Context, req *resident.Request, stdio [3]*os.Fil
 	}
 	setEnv(req.Env)
 	defer resident.Umask(resident.Umask(req.Umask))
-	return runContext(ctx, req.Args, stdio[0], stdio[1], stdio[2])
+	shared.progress.to(stdio[2])
+	defer shared.progress.to(nil)
+	start := time.Now()
+	restore := resident.BindStdio(stdio)
+	code := runContext(ctx, req.Args, stdio[0], stdio[1], stdio[2])
+	restore()
+	fmt.Fprintf(residentLog, "skillrun resident: %s (exit %d, %v)\n", req.Args[0], code, time.Since(start).Round(time.Millisecond))
+	return code
 }
+
+// residentLog is where a resident says which commands it ran (its own
+// stderr: /dev/null when a command started it).
+var residentLog io.Writer = io.Discard
 
 // setEnv replaces the process's environment with env.
 func setEnv(env []string) {
@@ -122,8 +137,32 @@ func setEnv(env []string) {
 // shared is the Runner a resident keeps for every command it runs.
 var shared struct {
 	sync.Mutex
-	on bool // this process is a resident
-	rt *scripts.Runner
+	on       bool // this process is a resident
+	rt       *scripts.Runner
+	progress progressSink
+}
+
+// A progressSink is where the shared Runner writes the progress of an
+// interpreter it builds: the stderr of the command running, nowhere
+// between commands (a nested run may outlive its command).
+type progressSink struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *progressSink) to(w io.Writer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.w = w
+}
+
+func (p *progressSink) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w != nil {
+		_, _ = p.w.Write(b) // a client that went away loses its progress lines
+	}
+	return len(b), nil
 }
 
 // scriptsRunner returns the Runner for one command and what to do when
@@ -140,91 +179,11 @@ func scriptsRunner(ctx context.Context, stderr io.Writer) (*scripts.Runner, func
 		return rt, func() { _ = rt.Close(context.WithoutCancel(ctx)) }, nil
 	}
 	if shared.rt == nil {
-		// Progress lines of interpreters built for nested runs go nowhere:
-		// the Runner outlives the command whose stderr it would keep.
-		rt, err := scripts.New(context.WithoutCancel(ctx), &scripts.Options{Interpreters: runInterpreters(io.Discard)})
+		rt, err := scripts.New(context.WithoutCancel(ctx), &scripts.Options{Interpreters: runInterpreters(&shared.progress), Progress: &shared.progress})
 		if err != nil {
 			return nil, nil, err
 		}
 		shared.rt = rt
 	}
 	return shared.rt, func() {}, nil
-}
-
-// residentSocket is the resident's socket for this build and user cache.
-func residentSocket() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	id := buildid.Executable()
-	if id == "" {
-		return "", errors.New("cannot identify this executable")
-	}
-	return resident.SocketPath(filepath.Join(base, "skillrun", "resident"), id)
-}
-
-// viaResident hands `skillrun run` to the resident when SKILLRUN_RESIDENT
-// is 1, and reports whether it did (with the exit code). When no resident
-// answers it starts one for the next command and lets this one run
-// here, as it does when the resident is busy or refuses.
-func viaResident(args []string) (int, bool) {
-	if os.Getenv(residentEnv) != "1" || len(args) == 0 || args[0] != "run" {
-		return 0, false
-	}
-	path, err := residentSocket()
-	if err != nil {
-		return 0, false
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return 0, false
-	}
-	mask := resident.Umask(0)
-	resident.Umask(mask)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := resident.Call(ctx, path, &resident.Request{Args: args, Dir: dir, Env: os.Environ(), Umask: mask},
-		[3]*os.File{os.Stdin, os.Stdout, os.Stderr})
-	switch {
-	case ctx.Err() != nil:
-		return 130, true // interrupted: the resident stops the command
-	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOENT):
-		spawnResident()
-		return 0, false
-	case err != nil:
-		// The resident died during the command, which may have done part
-		// of its work: running it again here could do it twice.
-		fmt.Fprintf(os.Stderr, "skillrun: %v (unset %s to run commands in their own process)\n", err, residentEnv)
-		return exitSandbox, true
-	case rep.Busy || rep.Error != "":
-		return 0, false
-	}
-	return rep.Code, true
-}
-
-// spawnResident starts a resident for the next command (a variable, so
-// that tests, whose executable is the test binary, do not).
-var spawnResident = startResident
-
-// residentIdleEnv sets --idle of a resident a command starts.
-const residentIdleEnv = "SKILLRUN_RESIDENT_IDLE"
-
-// startResident starts `skillrun resident` in the background, detached
-// from this process's session and stdio, for the next command.
-func startResident() {
-	exe, err := os.Executable()
-	if err != nil {
-		return
-	}
-	args := []string{"resident"}
-	if idle, err := time.ParseDuration(os.Getenv(residentIdleEnv)); err == nil && idle > 0 {
-		args = append(args, "--idle", idle.String())
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = "/"
-	cmd.SysProcAttr = detached()
-	if cmd.Start() == nil {
-		_ = cmd.Process.Release()
-	}
 }

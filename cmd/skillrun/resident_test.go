@@ -15,17 +15,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/skillrun/skillrun/internal/resident"
+	"github.com/skillrun/skillrun/internal/resident/handoff"
+	"github.com/skillrun/skillrun/internal/resident/wire"
 )
 
 // TestResident: `skillrun run` handed to a resident prints and exits as
 // the same command run in its own process; the command runs in the
 // client's working directory and environment, and the resident's own
 // are back afterwards; the resident keeps one Runner for its commands and
-// runs nothing but `run`.
+// runs only the verbs of handoff.Verbs.
 func TestResident(t *testing.T) {
 	path, err := resident.SocketPath(filepath.Join(t.TempDir(), "r"), "test")
 	require.NoError(t, err)
-	l, err := resident.Listen(path)
+	l, err := resident.Listen(path, "test")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -45,7 +47,7 @@ func TestResident(t *testing.T) {
 	call := func(dir string, env []string, args []string) (int, string, string) {
 		t.Helper()
 		stdio := tempStdio(t)
-		rep, err := resident.Call(context.Background(), path, &resident.Request{Args: args, Dir: dir, Env: env, Umask: 0o022}, stdio)
+		rep, err := resident.Call(context.Background(), path, &resident.Request{Exe: "test", Args: args, Dir: dir, Env: env, Umask: 0o022}, stdio)
 		require.NoError(t, err)
 		require.False(t, rep.Busy)
 		require.Empty(t, rep.Error)
@@ -80,59 +82,62 @@ func TestResident(t *testing.T) {
 	assert.Zero(t, code)
 	assert.Same(t, rt, shared.rt, "and uses it for every command")
 
-	code, _, errOut = call(root, env, []string{"validate", "examples/word-count"})
+	code, out, _ = call(root, env, []string{"validate", "examples/word-count"})
+	assert.Zero(t, code)
+	assert.Contains(t, out, "word-count")
+	code, _, errOut = call(root, env, []string{"mcp", "examples/word-count"})
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errOut, "`skillrun run` commands only")
+	assert.Contains(t, errOut, "the resident runs only these commands: run, shell")
 }
 
-// TestViaResident: with SKILLRUN_RESIDENT=1, `skillrun run` finds no
-// resident and starts one (here: records that it would) and runs itself;
-// once one listens, it hands the command over, with its stdout. Without
-// the variable, or for another verb, nothing is handed over or started.
-func TestViaResident(t *testing.T) {
+// TestHandoff: by default, `skillrun run` finds no resident and starts
+// one (here: records that it would) and runs itself; once one listens,
+// the client hands it the command, with its stdout. SKILLRUN_RESIDENT=0,
+// --no-resident or a verb the resident does not run hands nothing over
+// and starts nothing.
+func TestHandoff(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	t.Setenv(residentEnv, "1")
+	t.Setenv(handoff.Env, "")
 	var spawned int
-	defer func(old func()) { spawnResident = old }(spawnResident)
-	spawnResident = func() { spawned++ }
+	spawn := func() { spawned++ }
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	t.Chdir(root)
 	ws := t.TempDir()
 	require.NoError(t, os.CopyFS(ws, os.DirFS(filepath.Join(root, "examples", "workspace"))))
 	args := []string{"run", "examples/word-count", "--workspace", ws, "-A", "--", "sales.csv"}
+	stdio := tempStdio(t)
+	fds := [3]int{int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd())}
 
-	_, handed := viaResident(args)
+	_, handed := handoff.Handoff(args, fds, spawn)
 	assert.False(t, handed)
 	assert.Equal(t, 1, spawned, "no resident: one is started for the next command")
 
-	path, err := residentSocket()
+	path, err := handoff.Socket()
 	require.NoError(t, err)
-	l, err := resident.Listen(path)
+	l, err := resident.Listen(path, wire.ExeID())
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serveResident(ctx, l, time.Minute) }()
 	defer func() { cancel(); <-done }()
 
-	out := tempStdio(t)[1]
-	stdout := os.Stdout
-	os.Stdout = out
-	code, handed := viaResident(args)
-	os.Stdout = stdout
+	code, handed := handoff.Handoff(args, fds, spawn)
 	assert.True(t, handed)
 	assert.Zero(t, code)
 	var local strings.Builder
 	require.Zero(t, run(args, nil, &local, io.Discard))
-	got, _ := os.ReadFile(out.Name())
+	got, _ := os.ReadFile(stdio[1].Name())
 	assert.Equal(t, local.String(), string(got))
 	assert.Equal(t, 1, spawned)
 
-	_, handed = viaResident([]string{"validate", "examples/word-count"})
-	assert.False(t, handed, "only run is handed over")
-	t.Setenv(residentEnv, "")
-	_, handed = viaResident(args)
-	assert.False(t, handed, "only with SKILLRUN_RESIDENT=1")
+	_, handed = handoff.Handoff([]string{"mcp", "examples/word-count"}, fds, spawn)
+	assert.False(t, handed, "mcp is not handed over")
+	_, handed = handoff.Handoff(append([]string{"run", "--no-resident"}, args[1:]...), fds, spawn)
+	assert.False(t, handed, "--no-resident")
+	t.Setenv(handoff.Env, "0")
+	_, handed = handoff.Handoff(args, fds, spawn)
+	assert.False(t, handed, "SKILLRUN_RESIDENT=0")
 	assert.Equal(t, 1, spawned)
 }
 

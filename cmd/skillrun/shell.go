@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -124,11 +123,11 @@ func runShell(cmd *cobra.Command, f *runFlags, hasCommand bool, command string, 
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
+	rt, release, err := scriptsRunner(ctx, stderr) // resident.go
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
-	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+	defer release()
 	res, err := rt.RunShell(ctx, &scripts.ShellRun{
 		ScriptRun: scripts.ScriptRun{
 			Services: host.Services{Workspace: f.workspace, Auditor: auditor, Logger: guestLogger(stderr)},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/internal/skilltest"
 	"github.com/skillrun/skillrun/internal/termsafe"
-	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 	"github.com/skillrun/skillrun/toolset"
 )
@@ -95,11 +93,11 @@ func runTest(cmd *cobra.Command, f *testFlags, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	rt, err := scripts.New(ctx, &scripts.Options{Interpreters: runInterpreters(stderr), Progress: stderr})
+	rt, release, err := scriptsRunner(ctx, stderr) // resident.go
 	if err != nil {
 		return &exitError{code: exitSandbox, err: err}
 	}
-	defer func() { _ = rt.Close(context.WithoutCancel(ctx)) }()
+	defer release()
 	r := &skilltest.Runner{Scripts: rt, Parallel: f.parallel, Match: match, Update: f.update}
 	if slices.ContainsFunc(cases, func(c *skilltest.Case) bool { return c.Plan != "" }) {
 		// Session cases get what a session over the same folders offers:

@@ -12,6 +12,7 @@ import (
 	goruntime "runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // A goGuest is an interpreter built from Go source in skillrun's tree
@@ -162,6 +163,21 @@ func goSourceHash(root, pkg string) (string, error) {
 	}
 	files = append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"), filepath.Join(root, "internal", "interp", "shell.go"))
 	sort.Strings(files)
+	// A process that runs many commands (the resident, a server) reads
+	// and hashes the source again only when a file's size or time
+	// changed: the stat of each costs far less than reading them all.
+	var stamp strings.Builder
+	stamp.WriteString(root + "\x00" + pkg)
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&stamp, "\x00%s %d %d", f, fi.Size(), fi.ModTime().UnixNano())
+	}
+	if h, ok := sourceHashes.Load(stamp.String()); ok {
+		return h.(string), nil
+	}
 	h := sha256.New()
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -172,5 +188,11 @@ func goSourceHash(root, pkg string) (string, error) {
 		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(b))
 		h.Write(b)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	sum := hex.EncodeToString(h.Sum(nil))[:16]
+	sourceHashes.Store(stamp.String(), sum)
+	return sum, nil
 }
+
+// sourceHashes are the hashes goSourceHash computed in this process, by
+// the names, sizes and times of the files hashed.
+var sourceHashes sync.Map

@@ -6,13 +6,16 @@
 //
 // The protocol is one request per connection on a Unix socket in a
 // folder only the user can enter (0700, checked), named by the running
-// executable, so a client never talks to a resident of another build:
+// executable, so a client never talks to a resident of another build
+// (package wire holds the messages and the socket's name; package
+// handoff is the client the skillrun command runs):
 //
-//   - the client sends a length-prefixed JSON [Request] (its arguments,
+//   - the client sends a [Request] (its executable's identity, arguments,
 //     working directory, environment and umask) with its stdin, stdout
 //     and stderr passed as descriptors (SCM_RIGHTS);
-//   - the resident checks the peer's user id (SO_PEERCRED) against its
-//     own, runs the command, and answers with a length-prefixed [Reply]:
+//   - the resident checks the peer's user id (SO_PEERCRED) and namespaces
+//     against its own, and the request's executable against its own,
+//     runs the command, and answers with a [Reply]:
 //     the exit code, or Busy when it is running another command (it runs
 //     one at a time, because the working directory, environment and
 //     umask it takes from the client are the process's);
@@ -25,44 +28,22 @@
 package resident
 
 import (
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/skillrun/skillrun/internal/resident/wire"
 )
 
 // A Request is a command a client hands to the resident.
-type Request struct {
-	// Args are the command's arguments, without the program name.
-	Args []string `json:"args"`
-	// Dir is the client's working directory.
-	Dir string `json:"dir"`
-	// Env is the client's environment ("KEY=VALUE").
-	Env []string `json:"env"`
-	// Umask is the client's file mode creation mask.
-	Umask int `json:"umask"`
-}
+type Request = wire.Request
 
 // A Reply is the resident's answer.
-type Reply struct {
-	// Code is the command's exit code.
-	Code int `json:"code"`
-	// Busy says the resident was running another command and ran
-	// nothing: the client runs the command itself.
-	Busy bool `json:"busy,omitempty"`
-	// Error says why the resident could not run the command (a malformed
-	// request, another user): the client runs it itself.
-	Error string `json:"error,omitempty"`
-}
+type Reply = wire.Reply
 
-// maxMessage bounds a request or reply.
-const maxMessage = 4 << 20
-
-// writeMessage writes v as a length-prefixed JSON message.
-func writeMessage(w io.Writer, v any) error {
-	b, err := encodeMessage(v)
+// writeReply writes r.
+func writeReply(w io.Writer, r *Reply) error {
+	b, err := wire.AppendReply(nil, r)
 	if err != nil {
 		return err
 	}
@@ -70,42 +51,27 @@ func writeMessage(w io.Writer, v any) error {
 	return err
 }
 
-func encodeMessage(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxMessage {
-		return nil, fmt.Errorf("message of %d bytes; at most %d", len(data), maxMessage)
-	}
-	b := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
-	return append(b, data...), nil
-}
-
-// readMessage reads a length-prefixed JSON message into v; head holds
-// bytes already read.
-func readMessage(r io.Reader, head []byte, v any) error {
+// readBody reads a message's body; head holds bytes already read.
+func readBody(r io.Reader, head []byte) ([]byte, error) {
 	for len(head) < 4 {
 		var b [4]byte
 		n, err := r.Read(b[:4-len(head)])
 		head = append(head, b[:n]...)
 		if err != nil && len(head) < 4 {
-			return fmt.Errorf("reading a message: %w", err)
+			return nil, fmt.Errorf("reading a message: %w", err)
 		}
 	}
-	n := binary.BigEndian.Uint32(head[:4])
-	if n > maxMessage {
-		return fmt.Errorf("message of %d bytes; at most %d", n, maxMessage)
+	n, err := wire.Length(head)
+	if err != nil {
+		return nil, err
 	}
 	body := head[4:]
-	if uint32(len(body)) > n {
-		return errors.New("message longer than its length")
+	if len(body) > n {
+		return nil, errors.New("message longer than its length")
 	}
-	rest := make([]byte, int(n)-len(body))
+	rest := make([]byte, n-len(body))
 	if _, err := io.ReadFull(r, rest); err != nil {
-		return fmt.Errorf("reading a message: %w", err)
+		return nil, fmt.Errorf("reading a message: %w", err)
 	}
-	dec := json.NewDecoder(io.MultiReader(bytes.NewReader(body), bytes.NewReader(rest)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	return append(body[:len(body):len(body)], rest...), nil
 }

@@ -2,21 +2,16 @@ package resident
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
-)
 
-// maxSocketPath is the longest path a Unix socket address holds (Linux's
-// sun_path is 108 bytes, with its terminating NUL).
-const maxSocketPath = 107
+	"github.com/skillrun/skillrun/internal/resident/wire"
+)
 
 // A Handler runs one request with the client's stdin, stdout and stderr
 // and returns its exit code. ctx ends when the client goes away.
@@ -28,15 +23,18 @@ type Listener struct {
 	ln   *net.UnixListener
 	lock *os.File
 	path string
+	exe  string // the build whose requests it takes (wire.ExeID)
+	ino  uint64 // the socket's inode, to see it removed or replaced
 }
 
 // ErrRunning is Listen's error when another resident holds the socket.
 var ErrRunning = errors.New("a resident is already running")
 
 // Listen takes the lock beside path (path + ".lock") and listens on path,
-// replacing a socket left by a resident that died. It returns ErrRunning
+// replacing a socket left by a resident that died, for the requests of
+// the build exe (wire.ExeID; others are refused). It returns ErrRunning
 // when another resident holds the lock.
-func Listen(path string) (*Listener, error) {
+func Listen(path, exe string) (*Listener, error) {
 	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
@@ -57,8 +55,25 @@ func Listen(path string) (*Listener, error) {
 		return nil, err
 	}
 	ln.SetUnlinkOnClose(true)
-	return &Listener{ln: ln, lock: lock, path: path}, nil
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		_ = ln.Close()
+		lock.Close()
+		return nil, err
+	}
+	return &Listener{ln: ln, lock: lock, path: path, exe: exe, ino: st.Ino}, nil
 }
+
+// orphaned reports whether l's socket was removed or replaced (its
+// folder deleted, as a test's temporary home is): no client can reach
+// this resident any more.
+func (l *Listener) orphaned() bool {
+	var st syscall.Stat_t
+	return syscall.Lstat(l.path, &st) != nil || st.Ino != l.ino
+}
+
+// orphanCheck is how often Serve looks for its socket.
+var orphanCheck = time.Second
 
 // Close stops listening, removes the socket and releases the lock.
 func (l *Listener) Close() error {
@@ -67,8 +82,9 @@ func (l *Listener) Close() error {
 }
 
 // Serve answers requests with h, one at a time (a request that comes
-// while another runs is answered Busy at once), until ctx ends or no
-// request came for idle. It closes l when it returns.
+// while another runs is answered Busy at once), until ctx ends, no
+// request came for idle, or the socket was removed or replaced (checked
+// every second, between commands). It closes l when it returns.
 func Serve(ctx context.Context, l *Listener, idle time.Duration, h Handler) error {
 	defer func() { _ = l.Close() }()
 	var running sync.Mutex
@@ -80,6 +96,17 @@ func Serve(ctx context.Context, l *Listener, idle time.Duration, h Handler) erro
 	go func() {
 		t := time.NewTimer(idle)
 		defer t.Stop()
+		orphan := time.NewTicker(orphanCheck)
+		defer orphan.Stop()
+		stop := func() bool {
+			if !running.TryLock() { // only when nothing runs
+				return false
+			}
+			cancel()
+			_ = l.ln.Close()
+			running.Unlock()
+			return true
+		}
 		for {
 			select {
 			case <-ctx.Done():
@@ -87,11 +114,16 @@ func Serve(ctx context.Context, l *Listener, idle time.Duration, h Handler) erro
 				return
 			case <-last:
 				t.Reset(idle)
+			case <-orphan.C:
+				if l.orphaned() {
+					// What is at the path now is not this resident's.
+					l.ln.SetUnlinkOnClose(false)
+					if stop() {
+						return
+					}
+				}
 			case <-t.C:
-				if running.TryLock() { // idle only when nothing runs
-					cancel()
-					_ = l.ln.Close()
-					running.Unlock()
+				if stop() {
 					return
 				}
 				t.Reset(idle)
@@ -110,14 +142,14 @@ func Serve(ctx context.Context, l *Listener, idle time.Duration, h Handler) erro
 		case last <- struct{}{}:
 		default:
 		}
-		wg.Go(func() { serveConn(ctx, conn, &running, h) })
+		wg.Go(func() { serveConn(ctx, conn, l.exe, &running, h) })
 	}
 }
 
 // serveConn answers one connection.
-func serveConn(ctx context.Context, conn *net.UnixConn, running *sync.Mutex, h Handler) {
+func serveConn(ctx context.Context, conn *net.UnixConn, exe string, running *sync.Mutex, h Handler) {
 	defer func() { _ = conn.Close() }()
-	reply := func(r Reply) { _ = writeMessage(conn, r) }
+	reply := func(r Reply) { _ = writeReply(conn, &r) }
 	if err := checkPeer(conn); err != nil {
 		reply(Reply{Error: err.Error()})
 		return
@@ -132,6 +164,11 @@ func serveConn(ctx context.Context, conn *net.UnixConn, running *sync.Mutex, h H
 		for _, f := range stdio {
 			_ = f.Close()
 		}
+	}
+	if req.Exe != exe {
+		closeStdio()
+		reply(Reply{Error: "the request comes from another skillrun build"})
+		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
 	if !running.TryLock() {
@@ -184,14 +221,18 @@ func readRequest(conn *net.UnixConn) (*Request, [3]*os.File, error) {
 		syscall.CloseOnExec(fds[i])
 		stdio[i] = os.NewFile(uintptr(fds[i]), name)
 	}
-	var req Request
-	if err := readMessage(conn, buf[:n], &req); err != nil {
+	body, err := readBody(conn, buf[:n])
+	var req *Request
+	if err == nil {
+		req, err = wire.DecodeRequest(body)
+	}
+	if err != nil {
 		for _, f := range stdio {
 			f.Close()
 		}
 		return nil, [3]*os.File{}, fmt.Errorf("malformed request: %w", err)
 	}
-	return &req, stdio, nil
+	return req, stdio, nil
 }
 
 // peerCred is the credentials of the process at the other end of conn,
@@ -270,7 +311,7 @@ func Call(ctx context.Context, path string, req *Request, stdio [3]*os.File) (*R
 	defer func() { _ = conn.Close() }()
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
-	msg, err := encodeMessage(req)
+	msg, err := wire.AppendRequest(nil, req)
 	if err != nil {
 		return nil, err
 	}
@@ -288,46 +329,64 @@ func Call(ctx context.Context, path string, req *Request, stdio [3]*os.File) (*R
 			return nil, errors.Join(ctx.Err(), err)
 		}
 	}
-	var rep Reply
-	if err := readMessage(conn, nil, &rep); err != nil {
+	body, err := readBody(conn, nil)
+	var rep *Reply
+	if err == nil {
+		rep, err = wire.DecodeReply(body)
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("the resident went away: %w", err)
 	}
-	return &rep, nil
+	return rep, nil
 }
 
 // SocketPath returns the resident's socket for the executable identified
-// by exeID (its path, size and time, say), in dir, which is created 0700
-// if missing. An existing dir must be a folder (not a symlink) of this
-// user that no one else may enter, or it is an error: another user who
-// could write it could answer in the resident's place.
-func SocketPath(dir, exeID string) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.IsDir():
-		return "", fmt.Errorf("%s is not a folder", dir)
-	case fi.Mode().Perm()&0o077 != 0:
-		return "", fmt.Errorf("%s may be entered by others (mode %v); it must be 0700", dir, fi.Mode().Perm())
-	case ok && int(st.Uid) != os.Getuid():
-		return "", fmt.Errorf("%s belongs to user %d, not this one", dir, st.Uid)
-	}
-	sum := sha256.Sum256([]byte(exeID))
-	p := filepath.Join(dir, hex.EncodeToString(sum[:8])+".sock")
-	if len(p) > maxSocketPath {
-		return "", fmt.Errorf("socket path %s is longer than %d bytes", p, maxSocketPath)
-	}
-	return p, nil
-}
+// by exeID in dir (package wire).
+func SocketPath(dir, exeID string) (string, error) { return wire.SocketPath(dir, exeID) }
 
 // Umask sets the process's file mode creation mask and returns the old
 // one.
 func Umask(mask int) int { return syscall.Umask(mask) }
+
+// BindStdio makes stdio this process's descriptors 0, 1 and 2 until the
+// returned function puts the old ones back: a command that opens
+// /dev/stdout, /dev/stderr or /proc/self/fd/N by name (an audit log
+// written to /dev/stderr), or a library that writes to os.Stderr, then
+// reaches the client's streams, as in the client's own process. The
+// resident runs one command at a time, so the process's streams are the
+// command's. A descriptor that cannot be moved is left as it was.
+func BindStdio(stdio [3]*os.File) (restore func()) {
+	var saved [3]int
+	for i, f := range stdio {
+		saved[i] = -1
+		old, err := dupCloexec(i)
+		if err != nil {
+			continue
+		}
+		if err := syscall.Dup3(int(f.Fd()), i, 0); err != nil {
+			_ = syscall.Close(old)
+			continue
+		}
+		saved[i] = old
+	}
+	return func() {
+		for i, old := range saved {
+			if old >= 0 {
+				_ = syscall.Dup3(old, i, 0)
+				_ = syscall.Close(old)
+			}
+		}
+	}
+}
+
+// dupCloexec duplicates fd, close-on-exec.
+func dupCloexec(fd int) (int, error) {
+	r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(r), nil
+}

@@ -20,7 +20,7 @@ type Listener struct{}
 var ErrRunning = errors.New("a resident is already running")
 
 // Listen returns errors.ErrUnsupported: only Linux has a resident.
-func Listen(string) (*Listener, error) { return nil, errors.ErrUnsupported }
+func Listen(string, string) (*Listener, error) { return nil, errors.ErrUnsupported }
 
 // Close does nothing.
 func (l *Listener) Close() error { return nil }
@@ -38,3 +38,6 @@ func SocketPath(string, string) (string, error) { return "", errors.ErrUnsupport
 
 // Umask does nothing and returns 0.
 func Umask(int) int { return 0 }
+
+// BindStdio does nothing: only Linux has a resident.
+func BindStdio([3]*os.File) func() { return func() {} }

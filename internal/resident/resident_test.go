@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/internal/resident/wire"
 )
 
 // stdioFiles returns three files standing in for a client's stdio.
@@ -38,7 +40,7 @@ func serve(t *testing.T, idle time.Duration, h Handler) (string, chan error) {
 	t.Helper()
 	path, err := SocketPath(filepath.Join(t.TempDir(), "r"), "exe")
 	require.NoError(t, err)
-	l, err := Listen(path)
+	l, err := Listen(path, testExe)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -46,6 +48,9 @@ func serve(t *testing.T, idle time.Duration, h Handler) (string, chan error) {
 	t.Cleanup(func() { cancel(); <-done })
 	return path, done
 }
+
+// testExe is the build a test resident serves.
+const testExe = "build 1"
 
 // TestCall: the request and the client's descriptors reach the handler;
 // its code comes back.
@@ -56,7 +61,7 @@ func TestCall(t *testing.T) {
 		return 7
 	})
 	files := stdioFiles(t)
-	rep, err := Call(context.Background(), path, &Request{Args: []string{"run", "x"}, Dir: "/somewhere", Env: []string{"A=1"}}, files)
+	rep, err := Call(context.Background(), path, &Request{Exe: testExe, Args: []string{"run", "x"}, Dir: "/somewhere", Env: []string{"A=1"}}, files)
 	require.NoError(t, err)
 	assert.Equal(t, &Reply{Code: 7}, rep)
 	out, _ := os.ReadFile(files[1].Name())
@@ -84,10 +89,10 @@ func TestBusy(t *testing.T) {
 	firstDone := make(chan struct{})
 	go func() {
 		defer close(firstDone)
-		_, _ = Call(context.Background(), path, &Request{Args: []string{"run"}}, first)
+		_, _ = Call(context.Background(), path, &Request{Exe: testExe, Args: []string{"run"}}, first)
 	}()
 	<-started
-	rep, err := Call(context.Background(), path, &Request{Args: []string{"run"}}, second)
+	rep, err := Call(context.Background(), path, &Request{Exe: testExe, Args: []string{"run"}}, second)
 	require.NoError(t, err)
 	assert.True(t, rep.Busy)
 	close(release)
@@ -111,13 +116,41 @@ func TestClientGoneCancels(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-started; cancel() }()
 	files := stdioFiles(t)
-	_, err := Call(ctx, path, &Request{Args: []string{"run"}}, files)
+	_, err := Call(ctx, path, &Request{Exe: testExe, Args: []string{"run"}}, files)
 	assert.ErrorIs(t, err, context.Canceled)
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
 		require.FailNow(t, "the command was not cancelled when its client went away")
 	}
+}
+
+// TestOrphanExit: a resident whose socket was removed (its folder
+// deleted with a test's temporary home) exits, as does one whose socket
+// was replaced, and leaves the new socket in place.
+func TestOrphanExit(t *testing.T) {
+	defer func(old time.Duration) { orphanCheck = old }(orphanCheck)
+	orphanCheck = 20 * time.Millisecond
+	wait := func(done chan error) {
+		t.Helper()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+			done <- nil // for the cleanup
+		case <-time.After(10 * time.Second):
+			require.FailNow(t, "the resident did not exit")
+		}
+	}
+	path, done := serve(t, time.Hour, func(context.Context, *Request, [3]*os.File) int { return 0 })
+	require.NoError(t, os.RemoveAll(filepath.Dir(path)))
+	wait(done)
+
+	path, done = serve(t, time.Hour, func(context.Context, *Request, [3]*os.File) int { return 0 })
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.WriteFile(path, nil, 0o600)) // another's, say
+	wait(done)
+	_, err := os.Stat(path)
+	assert.NoError(t, err, "the file now at the path is not removed")
 }
 
 // TestIdleExit: a resident with nothing to do exits and removes its
@@ -133,7 +166,7 @@ func TestIdleExit(t *testing.T) {
 	}
 	_, err := os.Stat(path)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	l, err := Listen(path)
+	l, err := Listen(path, testExe)
 	require.NoError(t, err)
 	l.Close()
 }
@@ -142,7 +175,7 @@ func TestIdleExit(t *testing.T) {
 // while the first holds it.
 func TestOneResident(t *testing.T) {
 	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { return 0 })
-	_, err := Listen(path)
+	_, err := Listen(path, testExe)
 	assert.ErrorIs(t, err, ErrRunning)
 }
 
@@ -157,13 +190,19 @@ func TestBadRequests(t *testing.T) {
 		return c
 	}
 	c := dial()
-	msg, err := encodeMessage(&Request{Args: []string{"run"}})
+	readReply := func(c *net.UnixConn) *Reply {
+		t.Helper()
+		body, err := readBody(c, nil)
+		require.NoError(t, err)
+		rep, err := wire.DecodeReply(body)
+		require.NoError(t, err)
+		return rep
+	}
+	msg, err := wire.AppendRequest(nil, &Request{Exe: testExe, Args: []string{"run"}})
 	require.NoError(t, err)
 	_, err = c.Write(msg) // no descriptors
 	require.NoError(t, err)
-	var rep Reply
-	require.NoError(t, readMessage(c, nil, &rep))
-	assert.Contains(t, rep.Error, "3 descriptors")
+	assert.Contains(t, readReply(c).Error, "3 descriptors")
 	c.Close()
 
 	c = dial()
@@ -171,21 +210,23 @@ func TestBadRequests(t *testing.T) {
 	rights := syscall.UnixRights(int(f[0].Fd()), int(f[1].Fd()), int(f[2].Fd()))
 	_, _, err = c.WriteMsgUnix([]byte("\x00\x00\x00\x05{nope"), rights, nil)
 	require.NoError(t, err)
-	rep = Reply{}
-	require.NoError(t, readMessage(c, nil, &rep))
-	assert.Contains(t, rep.Error, "malformed request")
+	assert.Contains(t, readReply(c).Error, "malformed request")
 	c.Close()
 
 	c = dial()
 	_, _, err = c.WriteMsgUnix([]byte("\xff\xff\xff\xff"), rights, nil) // 4 GiB claimed
 	require.NoError(t, err)
-	rep = Reply{}
-	require.NoError(t, readMessage(c, nil, &rep))
-	assert.Contains(t, rep.Error, "at most")
+	assert.Contains(t, readReply(c).Error, "4 MiB")
 	c.Close()
+
+	// Another build's client (its socket name collided, or a build was
+	// replaced at the same path, size and time) is refused.
+	rep, err := Call(context.Background(), path, &Request{Exe: "build 2", Args: []string{"run"}}, stdioFiles(t))
+	require.NoError(t, err)
+	assert.Contains(t, rep.Error, "another skillrun build")
 	assert.False(t, ran.Load())
 
-	rep2, err := Call(context.Background(), path, &Request{Args: []string{"run"}}, stdioFiles(t))
+	rep2, err := Call(context.Background(), path, &Request{Exe: testExe, Args: []string{"run"}}, stdioFiles(t))
 	require.NoError(t, err)
 	assert.Zero(t, rep2.Code)
 	assert.True(t, ran.Load())
@@ -248,7 +289,7 @@ func unixPair() (*net.UnixConn, *net.UnixConn, error) {
 func TestSequentialNotBusy(t *testing.T) {
 	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { return 3 })
 	for range 200 {
-		rep, err := Call(context.Background(), path, &Request{Args: []string{"run"}}, stdioFiles(t))
+		rep, err := Call(context.Background(), path, &Request{Exe: testExe, Args: []string{"run"}}, stdioFiles(t))
 		require.NoError(t, err)
 		require.False(t, rep.Busy)
 		require.Equal(t, 3, rep.Code)
@@ -276,7 +317,7 @@ func TestOtherUserRefused(t *testing.T) {
 	defer os.RemoveAll(dir)
 	require.NoError(t, os.Chmod(dir, 0o755))
 	path := filepath.Join(dir, "r.sock")
-	l, err := Listen(path)
+	l, err := Listen(path, testExe)
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(path, 0o666))
 	var ran atomic.Bool
@@ -298,7 +339,7 @@ print(s.recv(n).decode())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), `"error":"peer is user 65534, not this one (0)"`)
+	assert.Contains(t, string(out), "peer is user 65534, not this one (0)")
 	assert.False(t, ran.Load())
 }
 
@@ -349,9 +390,41 @@ print(s.recv(n).decode())
 			}
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
-			assert.Contains(t, string(out), `"error":"peer`)
+			assert.Contains(t, string(out), "peer (pid ")
 			assert.Contains(t, string(out), c.ns)
 			assert.False(t, ran.Load(), "the resident ran a command for a process of another namespace")
 		})
 	}
+}
+
+// TestBindStdio: while a command runs with BindStdio, what it opens by
+// name as /dev/stdout or /dev/stderr (or writes to os.Stderr) reaches the
+// client's streams; the process's own are back afterwards.
+func TestBindStdio(t *testing.T) {
+	path, _ := serve(t, time.Minute, func(_ context.Context, _ *Request, stdio [3]*os.File) int {
+		restore := BindStdio(stdio)
+		defer restore()
+		for _, name := range []string{"/dev/stdout", "/dev/stderr"} {
+			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+			if err != nil {
+				return 1
+			}
+			_, _ = f.WriteString("to " + name + "\n")
+			f.Close()
+		}
+		return 0
+	})
+	before, err := os.Readlink("/proc/self/fd/2")
+	require.NoError(t, err)
+	files := stdioFiles(t)
+	rep, err := Call(context.Background(), path, &Request{Exe: testExe, Args: []string{"run"}}, files)
+	require.NoError(t, err)
+	require.Zero(t, rep.Code)
+	out, _ := os.ReadFile(files[1].Name())
+	errOut, _ := os.ReadFile(files[2].Name())
+	assert.Equal(t, "to /dev/stdout\n", string(out))
+	assert.Equal(t, "to /dev/stderr\n", string(errOut))
+	after, err := os.Readlink("/proc/self/fd/2")
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the process's stderr is back")
 }

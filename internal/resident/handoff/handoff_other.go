@@ -1,0 +1,14 @@
+//go:build !linux
+
+package handoff
+
+import "errors"
+
+// Socket returns errors.ErrUnsupported: only Linux has a resident.
+func Socket() (string, error) { return "", errors.ErrUnsupported }
+
+// Handoff hands nothing over: only Linux has a resident.
+func Handoff([]string, [3]int, func()) (int, bool) { return 0, false }
+
+// Start does nothing: only Linux has a resident.
+func Start() {}
