@@ -300,7 +300,7 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 		return &Result{}, err
 	}
 	defer giveBack()
-	mem.reserve = plan.reserve
+	mem.reserve = max(plan.reserve, m.lastPeak.Load())
 
 	start := time.Now()
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -325,6 +325,7 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 	err = m.run(runCtx, modCfg, mem, result, plan.body)
 	result.Duration = time.Since(start)
 	result.PeakMemory = mem.peak.Load()
+	m.lastPeak.Store(result.PeakMemory)
 	var cut, shared bool
 	result.OutputBytes, cut, shared = out.written()
 

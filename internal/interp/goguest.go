@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/skillrun/skillrun/internal/wasmopt"
 )
 
 // A goGuest is an interpreter built from Go source in skillrun's tree
@@ -70,7 +72,7 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	if err != nil {
 		return nil, fmt.Errorf("source of %s in %s: %w", g.what, src, err)
 	}
-	version := "source " + hash
+	version := "source " + hash + goGuestRewrite
 	if findErr == nil && installed.Version == version {
 		return installed, nil
 	}
@@ -108,6 +110,10 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	if g.patch != nil {
 		_ = os.RemoveAll(filepath.Join(tmp, "work"))
 	}
+	// 100,000 data segments become a few (package wasmopt).
+	if err := wasmopt.MergeDataFile(filepath.Join(tmp, g.wasm)); err != nil {
+		return nil, fmt.Errorf("%s: %w", g.what, err)
+	}
 	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
 		return nil, err
 	}
@@ -116,6 +122,11 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	}
 	return Find(dir, language)
 }
+
+// goGuestRewrite marks, in an interpreter's version, the rewrite of its
+// module after the build (wasmopt.MergeDataFile): an interpreter built
+// before it is built again.
+const goGuestRewrite = " (data merged)"
 
 // sourceRoot is the skillrun source tree this package was compiled from,
 // if it is still on disk ("" otherwise, for example under -trimpath).
