@@ -321,7 +321,8 @@ func (m *CompiledModule) memoryLimit(name string, limit uint64, caller *Caller) 
 			"memory limit %s reached (the module needs %s before it starts%s); raise the memory limit",
 			size(limit), size(need), detail)
 	}
-	return &memoryLimit{limit: limit - m.tableBytes, whole: limit, tables: m.tableBytes, shared: shared, callersHold: hold}, giveBack, nil
+	return &memoryLimit{limit: limit - m.tableBytes, whole: limit, tables: m.tableBytes, shared: shared, callersHold: hold,
+		pool: &m.r.memPool}, giveBack, nil
 }
 
 // wasmImport is one entry of a module's import section.

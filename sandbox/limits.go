@@ -53,6 +53,13 @@ type memoryLimit struct {
 	// at once.
 	reserve uint64
 
+	// pool is where the memories go when the run has ended, and come
+	// from when it starts (the Runtime's; nil for none).
+	pool *memPool
+	// freedMu guards freed: the memories wazero freed (closed) during the
+	// run, put back in pool once the run has ended.
+	freedMu   sync.Mutex
+	freed     [][]byte
 	refused   atomic.Bool   // a grow was refused
 	requested atomic.Uint64 // the largest size refused, in bytes
 	peak      atomic.Uint64 // the largest size granted, in bytes
@@ -96,7 +103,10 @@ func (l *linearMemory) Reallocate(size uint64) []byte {
 	old := uint64(cap(l.buf))
 	switch {
 	case l.buf == nil:
-		l.buf = make([]byte, size, max(size, min(l.capacity, l.max)))
+		want := max(size, min(l.capacity, l.max))
+		if l.buf = l.m.pool.get(size, want); l.buf == nil {
+			l.buf = make([]byte, size, want)
+		}
 	case size <= uint64(cap(l.buf)):
 		l.buf = l.buf[:size]
 	default:
@@ -114,10 +124,28 @@ func (l *linearMemory) Reallocate(size uint64) []byte {
 	return l.buf
 }
 
-// Free implements experimental.LinearMemory.
+// Free implements experimental.LinearMemory. The memory goes back to
+// the pool only when the run has ended ([memoryLimit.recycle]): wazero
+// may close a module whose code is still running (its context ended).
 func (l *linearMemory) Free() {
 	l.m.held.Add(-uint64(cap(l.buf)))
+	if l.buf != nil {
+		l.m.freedMu.Lock()
+		l.m.freed = append(l.m.freed, l.buf)
+		l.m.freedMu.Unlock()
+	}
 	l.buf = nil
+}
+
+// recycle puts the memories freed during the run in the pool; called
+// when the run has ended.
+func (m *memoryLimit) recycle() {
+	m.freedMu.Lock()
+	defer m.freedMu.Unlock()
+	for _, b := range m.freed {
+		m.pool.put(b)
+	}
+	m.freed = nil
 }
 
 // outputLimit counts the bytes a run writes to stdout and stderr together.

@@ -323,6 +323,7 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 
 	result := &Result{}
 	err = m.run(runCtx, modCfg, mem, result, plan.body)
+	mem.recycle() // the module is closed and its call has returned
 	result.Duration = time.Since(start)
 	result.PeakMemory = mem.peak.Load()
 	m.lastPeak.Store(result.PeakMemory)

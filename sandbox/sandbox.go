@@ -115,6 +115,8 @@ type Runtime struct {
 
 	// kept holds CompileOnce's compiled modules by key (memo.go).
 	kept memo
+	// memPool keeps ended runs' memories for the next runs (mempool.go).
+	memPool memPool
 
 	compileSlots chan struct{} // one per compilation in progress
 	// compiles counts wazero compilations in progress, which cannot be
@@ -179,6 +181,7 @@ func New(ctx context.Context, o *Options) (*Runtime, error) {
 		openFiles:      openFiles{max: cmp.Or(opts.MaxOpenFiles, defaultMaxOpenFiles()), what: "for all runs"},
 	}
 	r.kept.max = cmp.Or(opts.MaxCompiledBytes, defaultMaxCompiledBytes)
+	r.memPool.max = poolMaxBytes
 	r.stop, r.stopRuns = context.WithCancel(context.Background())
 	if !opts.NoCache {
 		dir, err := cacheDir(opts.CacheDir)

@@ -1,0 +1,103 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/skillrun/skillrun/internal/testkit"
+)
+
+// waitPooled waits until p keeps n memories (put zeroes them in the
+// background).
+func waitPooled(t *testing.T, p *memPool, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.free) == n
+	}, 10*time.Second, time.Millisecond)
+}
+
+// TestMemPoolZeroes: a memory a run wrote goes back to the pool only when
+// its run has ended, and the next run gets it zeroed: nothing one run
+// left in memory reaches the next (the attack: a script that reads what
+// the previous one, another skill's, left in its memory).
+func TestMemPoolZeroes(t *testing.T) {
+	pool := &memPool{max: 1 << 30}
+	first := &memoryLimit{limit: 1 << 30, pool: pool}
+	lm := first.Allocate(1<<20, 1<<30).(*linearMemory)
+	buf := lm.Reallocate(64 << 10)
+	copy(buf[1000:], "secret of the first run")
+	buf = lm.Reallocate(1 << 20) // grows within its capacity
+	copy(buf[900<<10:], "another secret")
+	lm.Free()
+	assert.Empty(t, pool.free, "not pooled while the run may still be running")
+	first.recycle()
+	waitPooled(t, pool, 1)
+
+	second := &memoryLimit{limit: 1 << 30, pool: pool}
+	lm2 := second.Allocate(1<<20, 1<<30).(*linearMemory)
+	got := lm2.Reallocate(1 << 20)
+	assert.Same(t, &buf[0], &got[0], "the same memory, reused")
+	assert.Len(t, got, 1<<20)
+	assert.True(t, bytes.Equal(got, make([]byte, 1<<20)), "zeroed")
+	assert.Empty(t, pool.free)
+}
+
+// TestMemPoolBounds: the pool keeps at most poolMaxBuffers memories and
+// max bytes, the oldest dropped first; a memory over max is never kept;
+// a request it cannot meet gets nothing.
+func TestMemPoolBounds(t *testing.T) {
+	pool := &memPool{max: 10 << 20}
+	pool.put(make([]byte, 1, 11<<20)) // over max: dropped at once
+	for i := range poolMaxBuffers + 2 {
+		size := (i + 1) << 20
+		pool.put(make([]byte, 1, size))
+		require.Eventually(t, func() bool {
+			pool.mu.Lock()
+			defer pool.mu.Unlock()
+			return len(pool.free) > 0 && cap(pool.free[len(pool.free)-1]) == size
+		}, 10*time.Second, time.Millisecond)
+		pool.mu.Lock()
+		assert.LessOrEqual(t, pool.bytes, pool.max)
+		assert.LessOrEqual(t, len(pool.free), poolMaxBuffers)
+		pool.mu.Unlock()
+	}
+	pool.mu.Lock()
+	assert.Len(t, pool.free, 1, "6 MiB: the older ones went first to make room")
+	pool.mu.Unlock()
+	assert.Nil(t, pool.get(1, 7<<20))
+	b := pool.get(10, 4<<20)
+	require.NotNil(t, b)
+	assert.Len(t, b, 10)
+	assert.Equal(t, 6<<20, cap(b))
+}
+
+// TestRunsReuseMemory: consecutive runs of a Go guest reuse the memory of
+// the run before, and print the same as a first run.
+func TestRunsReuseMemory(t *testing.T) {
+	ctx := context.Background()
+	r, err := New(ctx, &Options{NoCache: true})
+	require.NoError(t, err)
+	defer r.Close(ctx)
+	m, err := r.Compile(ctx, testkit.Wasm(t, "fib"))
+	require.NoError(t, err)
+	var outs []string
+	for i := range 3 {
+		var out bytes.Buffer
+		res, err := m.Run(ctx, &RunConfig{Name: "fib", Args: []string{"12"}, Stdout: &out})
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode)
+		outs = append(outs, out.String())
+		if i == 0 {
+			waitPooled(t, &r.memPool, 1)
+		}
+	}
+	assert.Equal(t, outs[0], outs[1])
+	assert.Equal(t, outs[0], outs[2])
+}
