@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/skillrun/skillrun/internal/wasmopt"
 )
@@ -146,6 +147,35 @@ func sourceRoot() string {
 // packages under it, the guest SDK and ABI, this package's build
 // patches, and the module's go.mod and go.sum.
 func goSourceHash(root, pkg string) (string, error) {
+	// A process that runs command after command (the resident) looks at
+	// the tree at most once per sourceRecheck: walking and stating its
+	// files costs a millisecond or two, and a guest source edited under a
+	// running resident is picked up a moment later.
+	key := root + "\x00" + pkg
+	if v, ok := recentHashes.Load(key); ok && time.Since(v.(recentHash).at) < sourceRecheck {
+		return v.(recentHash).sum, nil
+	}
+	sum, err := goSourceHashNow(root, pkg)
+	if err == nil {
+		recentHashes.Store(key, recentHash{sum, time.Now()})
+	}
+	return sum, err
+}
+
+// sourceRecheck is how long goSourceHash trusts its last look at a tree.
+const sourceRecheck = 2 * time.Second
+
+// recentHashes are goSourceHash's last answers, by tree and package.
+var recentHashes sync.Map
+
+// A recentHash is a hash and when it was computed.
+type recentHash struct {
+	sum string
+	at  time.Time
+}
+
+// goSourceHashNow is goSourceHash without the recent answers.
+func goSourceHashNow(root, pkg string) (string, error) {
 	var files []string
 	add := func(d string, recursive bool) error {
 		return filepath.WalkDir(filepath.Join(root, filepath.FromSlash(d)), func(p string, e fs.DirEntry, err error) error {

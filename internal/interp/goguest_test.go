@@ -14,7 +14,8 @@ import (
 
 // TestGoSourceHashFollowsEdits: the hash of a Go guest's source, kept
 // for a process that runs many commands, changes when a file of it does
-// (even to the same size) and stays when nothing changed.
+// (even to the same size) and stays when nothing changed; goSourceHash
+// answers from its last look for a moment.
 func TestGoSourceHashFollowsEdits(t *testing.T) {
 	root := t.TempDir()
 	testkit.WriteTree(t, root, map[string]string{
@@ -26,9 +27,9 @@ func TestGoSourceHashFollowsEdits(t *testing.T) {
 		"guest/interp/sh/main.go":  "package main // one\n",
 		"guest/interp/sh/x/x.go":   "package x\n",
 	})
-	first, err := goSourceHash(root, "guest/interp/sh")
+	first, err := goSourceHashNow(root, "guest/interp/sh")
 	require.NoError(t, err)
-	again, err := goSourceHash(root, "guest/interp/sh")
+	again, err := goSourceHashNow(root, "guest/interp/sh")
 	require.NoError(t, err)
 	assert.Equal(t, first, again)
 
@@ -36,12 +37,23 @@ func TestGoSourceHashFollowsEdits(t *testing.T) {
 	require.NoError(t, os.WriteFile(main, []byte("package main // two\n"), 0o644))
 	later := time.Now().Add(time.Second)
 	require.NoError(t, os.Chtimes(main, later, later))
-	edited, err := goSourceHash(root, "guest/interp/sh")
+	edited, err := goSourceHashNow(root, "guest/interp/sh")
 	require.NoError(t, err)
 	assert.NotEqual(t, first, edited, "an edit of the same size changes the hash")
 
 	testkit.WriteFile(t, root, "guest/interp/sh/x/y.go", "package x\n")
-	added, err := goSourceHash(root, "guest/interp/sh")
+	added, err := goSourceHashNow(root, "guest/interp/sh")
 	require.NoError(t, err)
 	assert.NotEqual(t, edited, added, "a new file changes the hash")
+
+	recent, err := goSourceHash(root, "guest/interp/sh")
+	require.NoError(t, err)
+	assert.Equal(t, added, recent)
+	testkit.WriteFile(t, root, "guest/interp/sh/x/z.go", "package x\n")
+	again, err = goSourceHash(root, "guest/interp/sh")
+	require.NoError(t, err)
+	assert.Equal(t, added, again, "within sourceRecheck: the last look")
+	now, err := goSourceHashNow(root, "guest/interp/sh")
+	require.NoError(t, err)
+	assert.NotEqual(t, added, now)
 }
