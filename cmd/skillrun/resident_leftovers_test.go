@@ -42,33 +42,9 @@ func TestResidentLeavesNothing(t *testing.T) {
 		t.Skip("slow: the full suite (make test) runs it")
 	}
 	requireInterpreters(t)
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	// The test binary is the skillrun command under this name (TestMain).
-	bin := filepath.Join(t.TempDir(), "skillrun")
-	if err := os.Link(exe, bin); err != nil {
-		data, err := os.ReadFile(exe)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(bin, data, 0o755))
-	}
+	bin, residentErr := startResident(t)
 	examples, err := filepath.Abs("../../examples")
 	require.NoError(t, err)
-
-	// The resident, in the foreground of this test: it says what it ran.
-	var residentErr bytes.Buffer
-	res := exec.Command(bin, "resident", "--idle", "1m")
-	res.Stderr = &residentErr
-	require.NoError(t, res.Start())
-	t.Cleanup(func() {
-		_ = res.Process.Signal(syscall.SIGTERM)
-		_ = res.Wait()
-	})
-	cache, err := wire.CacheDir()
-	require.NoError(t, err)
-	sock, err := wire.SocketPath(filepath.Join(cache, "skillrun", "resident"), wire.ExeIDOf(bin))
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { _, err := os.Stat(sock); return err == nil }, 30*time.Second, 10*time.Millisecond,
-		"the resident listens on %s", sock)
 
 	users := []struct {
 		name     string
@@ -145,6 +121,38 @@ func TestResidentLeavesNothing(t *testing.T) {
 	assert.NotEqual(t, want[[2]int{0, 0}].Files, want[[2]int{1, 0}].Files)
 	assert.NotEqual(t, want[[2]int{0, 1}].Files, want[[2]int{1, 1}].Files)
 	assert.Equal(t, 3, want[[2]int{0, 1}].Code, "the shell's exit code")
+}
+
+// startResident starts `skillrun resident` in the foreground of the test
+// (stopped with it) and waits until it listens. The skillrun command is
+// this test binary under the name skillrun (TestMain runs it as the
+// command), and what the resident says of the commands it runs is in
+// stderr.
+func startResident(tb testing.TB) (bin string, stderr *syncBuffer) {
+	tb.Helper()
+	exe, err := os.Executable()
+	require.NoError(tb, err)
+	bin = filepath.Join(tb.TempDir(), "skillrun")
+	if err := os.Link(exe, bin); err != nil {
+		data, err := os.ReadFile(exe)
+		require.NoError(tb, err)
+		require.NoError(tb, os.WriteFile(bin, data, 0o755))
+	}
+	stderr = &syncBuffer{}
+	res := exec.Command(bin, "resident", "--idle", "5m")
+	res.Stderr = stderr
+	require.NoError(tb, res.Start())
+	tb.Cleanup(func() {
+		_ = res.Process.Signal(syscall.SIGTERM)
+		_ = res.Wait()
+	})
+	cache, err := wire.CacheDir()
+	require.NoError(tb, err)
+	sock, err := wire.SocketPath(filepath.Join(cache, "skillrun", "resident"), wire.ExeIDOf(bin))
+	require.NoError(tb, err)
+	require.Eventually(tb, func() bool { _, err := os.Stat(sock); return err == nil }, 30*time.Second, 10*time.Millisecond,
+		"the resident listens on %s", sock)
+	return bin, stderr
 }
 
 // scrub replaces the workspace's host path, which differs between runs.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wabin/binary"
+	"github.com/tetratelabs/wabin/leb128"
 	"github.com/tetratelabs/wabin/wasm"
 
 	"github.com/skillrun/skillrun/internal/testkit"
@@ -73,7 +74,7 @@ func TestMergeDataGoGuest(t *testing.T) {
 // (the later one wins); a gap longer than MaxGap stays a gap.
 func TestMergeDataOverlaps(t *testing.T) {
 	seg := func(off int32, data string) *wasm.DataSegment {
-		return &wasm.DataSegment{OffsetExpression: &wasm.ConstantExpression{Opcode: wasm.OpcodeI32Const, Data: leb(off)}, Init: []byte(data)}
+		return &wasm.DataSegment{OffsetExpression: &wasm.ConstantExpression{Opcode: wasm.OpcodeI32Const, Data: leb128.EncodeInt32(off)}, Init: []byte(data)}
 	}
 	m := &wasm.Module{
 		MemorySection: &wasm.Memory{Min: 1, Max: 1, IsMaxEncoded: true},
@@ -96,7 +97,7 @@ func TestMergeDataLeavesAlone(t *testing.T) {
 	m := &wasm.Module{
 		MemorySection: &wasm.Memory{Min: 1},
 		DataSection: []*wasm.DataSegment{
-			{OffsetExpression: &wasm.ConstantExpression{Opcode: wasm.OpcodeI32Const, Data: leb(1)}, Init: []byte("a")},
+			{OffsetExpression: &wasm.ConstantExpression{Opcode: wasm.OpcodeI32Const, Data: leb128.EncodeInt32(1)}, Init: []byte("a")},
 			{Init: []byte("passive")},
 		},
 	}
@@ -108,16 +109,4 @@ func TestMergeDataLeavesAlone(t *testing.T) {
 
 	_, _, err = MergeData([]byte("not wasm"))
 	assert.ErrorContains(t, err, "decoding the module")
-}
-
-func leb(v int32) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
 }
