@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -85,7 +86,7 @@ func TestResidentLeavesNothing(t *testing.T) {
 		err := cmdline.Run()
 		syscall.Umask(old)
 		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 			code = ee.ExitCode()
 		} else {
 			require.NoError(t, err)

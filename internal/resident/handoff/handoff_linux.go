@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"errors"
 	"syscall"
 
 	"github.com/skillrun/skillrun/internal/resident/wire"
@@ -21,7 +22,7 @@ func commandLine() []string {
 	if err != nil {
 		return nil
 	}
-	defer syscall.Close(fd)
+	defer func() { _ = syscall.Close(fd) }()
 	var data []byte
 	buf := make([]byte, 16<<10)
 	for len(data) < 1<<20 {
@@ -89,9 +90,9 @@ func Handoff(args []string, stdio [3]int, start func()) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	defer syscall.Close(fd)
+	defer func() { _ = syscall.Close(fd) }()
 	if err := connect(fd, path); err != nil {
-		if err == syscall.ECONNREFUSED || err == syscall.ENOENT {
+		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
 			start()
 		}
 		return 0, false
@@ -202,7 +203,7 @@ func Start() {
 	if err != nil {
 		return
 	}
-	defer syscall.Close(null)
+	defer func() { _ = syscall.Close(null) }()
 	fds := []uintptr{uintptr(null), uintptr(null), uintptr(null)}
 	_, _ = syscall.ForkExec(exe, []string{exe, "resident"}, &syscall.ProcAttr{
 		Dir: "/", Env: syscall.Environ(), Files: fds,
