@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -257,7 +258,9 @@ func peerCred(conn *net.UnixConn) (*syscall.Ucred, error) {
 // the user's uid but lives in new user, PID and network namespaces: the
 // uid alone would let it hand the resident a command to run outside its
 // own grant.
-var peerNamespaces = []struct{ file, name string }{{"user", "user"}, {"pid", "PID"}, {"net", "network"}}
+var peerNamespaces = []struct{ file, name string }{
+	{"user", "user"}, {"pid", "PID"}, {"net", "network"}, {"mnt", "mount"}, {"cgroup", "cgroup"},
+}
 
 // checkPeer accepts only a client of this user in this process's user,
 // PID and network namespaces. It fails closed: a peer whose namespaces
@@ -280,10 +283,69 @@ func checkPeer(conn *net.UnixConn) error {
 			return fmt.Errorf("cannot read the peer's %s namespace: %w", ns.name, err)
 		}
 		if !same {
-			return fmt.Errorf("peer (pid %d) is in another %s namespace; only processes of the resident's user, PID and network namespaces may use it", cred.Pid, ns.name)
+			return fmt.Errorf("peer (pid %d) is in another %s namespace; only processes of the resident's user, PID, network, mount and cgroup namespaces may use it", cred.Pid, ns.name)
+		}
+	}
+	return checkPeerLimits(int(cred.Pid))
+}
+
+// checkPeerLimits accepts only a client that lives under what the
+// resident lives under: the same confinement (no_new_privs and seccomp,
+// which a Landlock or seccomp sandbox sets: a sandboxed agent's command
+// must not run outside its sandbox), the same control groups (whose
+// memory and CPU limits an operator set for it) and the same resource
+// limits (ulimit -v, -t, -f, ...). A command of any other client runs in
+// the client's own process, under its own limits. The resident inherits
+// all of these from the command that started it.
+func checkPeerLimits(pid int) error {
+	for _, c := range []struct {
+		file, what string
+		norm       func(string) string
+	}{
+		{"status", "confinement (no_new_privs or seccomp)", confinement},
+		{"cgroup", "control group", func(s string) string { return s }},
+		{"limits", "resource limits", limits},
+	} {
+		self, err := os.ReadFile("/proc/self/" + c.file)
+		if err != nil {
+			return fmt.Errorf("cannot read the resident's %s: %w", c.what, err)
+		}
+		peer, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, c.file))
+		if err != nil {
+			return fmt.Errorf("cannot read the peer's %s: %w", c.what, err)
+		}
+		if c.norm(string(self)) != c.norm(string(peer)) {
+			return fmt.Errorf("peer (pid %d) runs under another %s than the resident; it runs its command in its own process", pid, c.what)
 		}
 	}
 	return nil
+}
+
+// confinement is what /proc/PID/status says of a process's sandbox.
+func confinement(status string) string {
+	var b strings.Builder
+	for line := range strings.Lines(status) {
+		if strings.HasPrefix(line, "NoNewPrivs:") || strings.HasPrefix(line, "Seccomp:") || strings.HasPrefix(line, "Seccomp_filters:") {
+			b.WriteString(strings.Join(strings.Fields(line), " ") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// limits is /proc/PID/limits without the soft limit of open files, which
+// Go's runtime raises to the hard one as it starts (the client hands its
+// command over before it does).
+func limits(text string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		if rest, ok := strings.CutPrefix(line, "Max open files"); ok {
+			if f := strings.Fields(rest); len(f) >= 2 {
+				line = "Max open files hard " + f[1] + "\n"
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // sameNamespace reports whether process pid is in this process's

@@ -332,7 +332,7 @@ func TestOtherUserRefused(t *testing.T) {
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 n = int.from_bytes(s.recv(4), "big")
-print(s.recv(n).decode())
+print(s.recv(n).decode(errors="replace"))
 `
 	cmd := exec.Command(python, "-c", client, path)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/"}
@@ -363,7 +363,7 @@ func TestOtherNamespaceRefused(t *testing.T) {
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 n = int.from_bytes(s.recv(4), "big")
-print(s.recv(n).decode())
+print(s.recv(n).decode(errors="replace"))
 `
 	type nsCase struct {
 		name  string
@@ -427,4 +427,45 @@ func TestBindStdio(t *testing.T) {
 	after, err := os.Readlink("/proc/self/fd/2")
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the process's stderr is back")
+}
+
+// TestConfinedPeerRefused: a client of this user and namespaces that
+// lives under other limits than the resident is refused, and runs its
+// command itself, under its own limits: a sandboxed agent (Landlock and
+// seccomp set no_new_privs) must not have its command run outside its
+// sandbox, nor a command under `ulimit -f` or `ulimit -v` without them.
+func TestConfinedPeerRefused(t *testing.T) {
+	const python = "/usr/bin/python3.11"
+	if _, err := os.Stat(python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("%s is required: %v", python, err)
+		}
+		t.Skip(err)
+	}
+	var ran atomic.Bool
+	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { ran.Store(true); return 0 })
+	for _, c := range []struct{ name, prelude, want string }{
+		{"no_new_privs", "import ctypes; assert ctypes.CDLL(None).prctl(38, 1, 0, 0, 0) == 0", "another confinement"},
+		{"file size limit", "import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))", "another resource limits"},
+		{"address space limit", "import resource; resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))", "another resource limits"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			client := c.prelude + `
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+n = int.from_bytes(s.recv(4), "big")
+print(s.recv(n).decode(errors="replace"))
+`
+			out, err := exec.Command(python, "-c", client, path).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			assert.Contains(t, string(out), c.want)
+			assert.False(t, ran.Load())
+		})
+	}
+	// The same client without the prelude is served.
+	rep, err := Call(context.Background(), path, &Request{Exe: testExe, Args: []string{"run"}}, stdioFiles(t))
+	require.NoError(t, err)
+	assert.Empty(t, rep.Error)
+	assert.True(t, ran.Load())
 }
