@@ -95,14 +95,21 @@ func TestResidentLeavesNothing(t *testing.T) {
 			Files: tree(t, ws), Audit: auditOf(t, audit, ws)}
 	}
 
-	// Fresh processes first: what each command must give.
+	// Once each way first, unrecorded: a first run may build or compile
+	// an interpreter and say so on stderr.
+	for c := range commands {
+		runAs(0, c, false)
+		runAs(0, c, true)
+	}
+	warm := strings.Count(residentErr.String(), "skillrun resident:")
+	// Fresh processes: what each command must give.
 	want := map[[2]int]outcome{}
 	for u := range users {
 		for c := range commands {
 			want[[2]int{u, c}] = runAs(u, c, false)
 		}
 	}
-	require.Empty(t, residentErr.String(), "nothing was handed to the resident yet")
+	require.Equal(t, warm, strings.Count(residentErr.String(), "skillrun resident:"), "nothing fresh was handed to the resident")
 	// Then through the resident, users and commands interleaved, twice.
 	order := [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 0}, {1, 1}, {0, 1}, {1, 0}}
 	for _, k := range order {
@@ -111,10 +118,10 @@ func TestResidentLeavesNothing(t *testing.T) {
 	}
 	// Every one of them ran in the resident (none found it busy).
 	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(residentErr.String(), "skillrun resident:") < len(order) && time.Now().Before(deadline) {
+	for strings.Count(residentErr.String(), "skillrun resident:") < warm+len(order) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	assert.Equal(t, len(order), strings.Count(residentErr.String(), "skillrun resident:"), residentErr.String())
+	assert.Equal(t, warm+len(order), strings.Count(residentErr.String(), "skillrun resident:"), residentErr.String())
 	// And the outcomes differ between users where they should (the
 	// arguments, the umask in the files' modes; the host's variables
 	// never reach the sandbox), or the test would not see a leftover.
