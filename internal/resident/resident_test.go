@@ -305,13 +305,7 @@ func TestOtherUserRefused(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("connecting as another user needs root")
 	}
-	const python = "/usr/bin/python3.11"
-	if _, err := os.Stat(python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			t.Fatalf("%s is required: %v", python, err)
-		}
-		t.Skip(err)
-	}
+	python := pythonClient(t)
 	dir, err := os.MkdirTemp("", "resident-other")
 	require.NoError(t, err)
 	defer os.RemoveAll(dir)
@@ -328,13 +322,7 @@ func TestOtherUserRefused(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 
-	client := `import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-n = int.from_bytes(s.recv(4), "big")
-print(s.recv(n).decode(errors="replace"))
-`
-	cmd := exec.Command(python, "-c", client, path)
+	cmd := exec.Command(python, "-c", rawClient, path)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
@@ -350,21 +338,9 @@ print(s.recv(n).decode(errors="replace"))
 // (The native tier's seccomp filter stops it before it can connect; this
 // is the resident's own check.)
 func TestOtherNamespaceRefused(t *testing.T) {
-	const python = "/usr/bin/python3.11"
-	if _, err := os.Stat(python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			t.Fatalf("%s is required: %v", python, err)
-		}
-		t.Skip(err)
-	}
+	python := pythonClient(t)
 	var ran atomic.Bool
 	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { ran.Store(true); return 0 })
-	client := `import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-n = int.from_bytes(s.recv(4), "big")
-print(s.recv(n).decode(errors="replace"))
-`
 	type nsCase struct {
 		name  string
 		flags uintptr
@@ -380,7 +356,7 @@ print(s.recv(n).decode(errors="replace"))
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(python, "-c", client, path)
+			cmd := exec.Command(python, "-c", rawClient, path)
 			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/"}
 			cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: c.flags}
 			if c.flags&syscall.CLONE_NEWUSER != 0 {
@@ -435,13 +411,7 @@ func TestBindStdio(t *testing.T) {
 // seccomp set no_new_privs) must not have its command run outside its
 // sandbox, nor a command under `ulimit -f` or `ulimit -v` without them.
 func TestConfinedPeerRefused(t *testing.T) {
-	const python = "/usr/bin/python3.11"
-	if _, err := os.Stat(python); err != nil {
-		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
-			t.Fatalf("%s is required: %v", python, err)
-		}
-		t.Skip(err)
-	}
+	python := pythonClient(t)
 	var ran atomic.Bool
 	path, _ := serve(t, time.Minute, func(context.Context, *Request, [3]*os.File) int { ran.Store(true); return 0 })
 	for _, c := range []struct{ name, prelude, want string }{
@@ -450,14 +420,7 @@ func TestConfinedPeerRefused(t *testing.T) {
 		{"address space limit", "import resource; resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))", "another resource limits"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			client := c.prelude + `
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-n = int.from_bytes(s.recv(4), "big")
-print(s.recv(n).decode(errors="replace"))
-`
-			out, err := exec.Command(python, "-c", client, path).CombinedOutput()
+			out, err := exec.Command(python, "-c", c.prelude+"\n"+rawClient, path).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			assert.Contains(t, string(out), c.want)
 			assert.False(t, ran.Load())
@@ -468,4 +431,28 @@ print(s.recv(n).decode(errors="replace"))
 	require.NoError(t, err)
 	assert.Empty(t, rep.Error)
 	assert.True(t, ran.Load())
+}
+
+// rawClient is a client that connects to the socket argv[1] with
+// Python's socket module, sends nothing and prints the reply's body (the
+// resident answers a refused peer at once).
+const rawClient = `import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+n = int.from_bytes(s.recv(4), "big")
+print(s.recv(n).decode(errors="replace"))
+`
+
+// pythonClient returns the Python the raw clients run with, failing
+// under REQUIRE_TOOLCHAINS and skipping otherwise when it is missing.
+func pythonClient(t *testing.T) string {
+	t.Helper()
+	const python = "/usr/bin/python3.11"
+	if _, err := os.Stat(python); err != nil {
+		if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
+			t.Fatalf("%s is required: %v", python, err)
+		}
+		t.Skip(err)
+	}
+	return python
 }
