@@ -42,6 +42,13 @@ const Flag = "--no-resident"
 // minutes.
 var Verbs = []string{"run", "shell", "test", "validate", "show", "catalog", "search", "deps"}
 
+// stdinFree are the verbs that never read stdin: they are handed over
+// when stdin is a terminal too. The others (a permission prompt, a
+// script or the shell reading stdin) are not: on Ctrl-C the client dies,
+// but a read from the terminal in the resident cannot be interrupted and
+// would take the next line the user types into their shell.
+var stdinFree = []string{"validate", "show", "catalog", "search"}
+
 // Exit codes of a handed-over command that did not finish in the
 // resident (docs/contracts/exit-codes.md).
 const exitSandbox = 125
@@ -64,8 +71,14 @@ func Enabled(args []string) bool {
 	return true
 }
 
-func isVerb(s string) bool {
-	for _, v := range Verbs {
+func isVerb(s string) bool { return contains(Verbs, s) }
+
+// terminalOK reports whether verb is handed over with stdin on a
+// terminal (see stdinFree).
+func terminalOK(verb string) bool { return contains(stdinFree, verb) }
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
 		if v == s {
 			return true
 		}

@@ -3,6 +3,7 @@ package handoff
 import (
 	"errors"
 	"syscall"
+	"unsafe"
 
 	"github.com/skillrun/skillrun/internal/resident/wire"
 )
@@ -68,7 +69,7 @@ func Socket() (string, error) {
 // calls start, for the next command, and leaves this one to the caller,
 // as it does when the resident is busy or refuses.
 func Handoff(args []string, stdio [3]int, start func()) (int, bool) {
-	if !Enabled(args) {
+	if !Enabled(args) || !terminalOK(args[0]) && isTerminal(stdio[0]) {
 		return 0, false
 	}
 	exe := wire.ExeID()
@@ -113,6 +114,13 @@ func Handoff(args []string, stdio [3]int, start func()) (int, bool) {
 		return 0, false
 	}
 	return rep.Code, true
+}
+
+// isTerminal reports whether fd is a terminal (it answers TCGETS).
+func isTerminal(fd int) bool {
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
 }
 
 // lost reports a resident that went away during the command, which may
