@@ -45,11 +45,6 @@ type CompiledModule struct {
 	mutableGlobals []string
 	// snaps are its snapshots by key ([CompiledModule.SnapshotOnce]).
 	snaps snapshots
-	// lastPeak is the peak memory of its last run, in bytes: the next
-	// run's memory is allocated with that much room, so that a module
-	// that grows its memory step by step as it starts (a Go guest's
-	// runtime) is not copied at each step.
-	lastPeak atomic.Uint64
 	// size is the module's size in bytes, its weight in the Runtime's
 	// memo of compiled modules (Options.MaxCompiledBytes).
 	size   int

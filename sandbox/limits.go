@@ -77,6 +77,11 @@ type linearMemory struct {
 	max      uint64 // the most this memory may grow to: the module's max or the run's limit
 	capacity uint64 // wazero's suggested initial capacity
 	buf      []byte
+	// pooled, if not nil, is the whole of the pooled memory buf was cut
+	// from: buf's capacity is what the run asked for (what counts against
+	// its limit, as a new allocation would), and it grows into the rest
+	// without a copy.
+	pooled []byte
 }
 
 // Reallocate implements experimental.LinearMemory. It grows the backing
@@ -104,15 +109,19 @@ func (l *linearMemory) Reallocate(size uint64) []byte {
 	switch {
 	case l.buf == nil:
 		want := max(size, min(l.capacity, l.max))
-		if l.buf = l.m.pool.get(size, want); l.buf == nil {
+		if l.pooled = l.m.pool.get(size, want); l.pooled != nil {
+			l.buf = l.pooled[:size:want]
+		} else {
 			l.buf = make([]byte, size, want)
 		}
 	case size <= uint64(cap(l.buf)):
 		l.buf = l.buf[:size]
+	case l.pooled != nil && size <= uint64(cap(l.pooled)):
+		l.buf = l.pooled[:size:max(size, min(2*uint64(cap(l.buf)), l.max, uint64(cap(l.pooled))))]
 	default:
 		grown := make([]byte, size, max(size, min(2*uint64(cap(l.buf)), l.max)))
 		copy(grown, l.buf)
-		l.buf = grown
+		l.buf, l.pooled = grown, nil
 	}
 	l.m.held.Add(uint64(cap(l.buf)) - old)
 	for {
@@ -129,12 +138,16 @@ func (l *linearMemory) Reallocate(size uint64) []byte {
 // may close a module whose code is still running (its context ended).
 func (l *linearMemory) Free() {
 	l.m.held.Add(-uint64(cap(l.buf)))
-	if l.buf != nil {
+	b := l.buf
+	if l.pooled != nil {
+		b = l.pooled[:len(l.buf)] // the whole memory, as long as the run used it
+	}
+	if b != nil {
 		l.m.freedMu.Lock()
-		l.m.freed = append(l.m.freed, l.buf)
+		l.m.freed = append(l.m.freed, b)
 		l.m.freedMu.Unlock()
 	}
-	l.buf = nil
+	l.buf, l.pooled = nil, nil
 }
 
 // recycle puts the memories freed during the run in the pool; called

@@ -47,6 +47,24 @@ func TestMemPoolZeroes(t *testing.T) {
 	assert.Len(t, got, 1<<20)
 	assert.True(t, bytes.Equal(got, make([]byte, 1<<20)), "zeroed")
 	assert.Empty(t, pool.free)
+	copy(got[500<<10:], "the second run's")
+	lm2.Free()
+	second.recycle()
+	waitPooled(t, pool, 1)
+
+	// A run that asks for less gets the larger memory with its capacity
+	// cut to what it asked (what counts against its limit), and grows into
+	// the rest without a copy.
+	third := &memoryLimit{limit: 1 << 30, pool: pool}
+	lm3 := third.Allocate(512<<10, 1<<30).(*linearMemory)
+	small := lm3.Reallocate(4096)
+	assert.Same(t, &buf[0], &small[0])
+	assert.Equal(t, 512<<10, cap(small))
+	assert.Equal(t, uint64(512<<10), third.held.Load())
+	grown := lm3.Reallocate(1 << 20)
+	assert.Same(t, &buf[0], &grown[0], "grown in place")
+	assert.Equal(t, uint64(1<<20), third.held.Load())
+	assert.True(t, bytes.Equal(grown, make([]byte, 1<<20)), "zeroed")
 }
 
 // TestMemPoolBounds: the pool keeps at most poolMaxBuffers memories and
@@ -72,6 +90,7 @@ func TestMemPoolBounds(t *testing.T) {
 	assert.Len(t, pool.free, 1, "6 MiB: the older ones went first to make room")
 	pool.mu.Unlock()
 	assert.Nil(t, pool.get(1, 7<<20))
+	assert.Nil(t, pool.get(1, 2<<20), "more than twice too large: it would count against the run's limit")
 	b := pool.get(10, 4<<20)
 	require.NotNil(t, b)
 	assert.Len(t, b, 10)

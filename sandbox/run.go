@@ -300,7 +300,7 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 		return &Result{}, err
 	}
 	defer giveBack()
-	mem.reserve = max(plan.reserve, m.lastPeak.Load())
+	mem.reserve = plan.reserve
 
 	start := time.Now()
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -326,7 +326,6 @@ func (m *CompiledModule) runWith(ctx context.Context, cfg *RunConfig, plan runPl
 	mem.recycle() // the module is closed and its call has returned
 	result.Duration = time.Since(start)
 	result.PeakMemory = mem.peak.Load()
-	m.lastPeak.Store(result.PeakMemory)
 	var cut, shared bool
 	result.OutputBytes, cut, shared = out.written()
 
