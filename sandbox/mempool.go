@@ -26,11 +26,10 @@ const (
 )
 
 // get returns a zeroed memory of length size with room for capacity
-// bytes (the smallest that fits), or nil. A memory more than twice as
-// large is not given: a run's memory counts against its limit by its
-// capacity, which the runs it starts share (a Python script starting
-// python3 must not hold a memory bomb's 256 MiB because that is what the
-// pool had).
+// bytes (the smallest that fits), or nil. Its capacity may be larger:
+// the caller cuts it to what it asked for (linearMemory.pooled), since a
+// run's memory counts against its limit by its capacity, which the runs
+// it starts share.
 func (p *memPool) get(size, capacity uint64) []byte {
 	if p == nil {
 		return nil
@@ -39,7 +38,7 @@ func (p *memPool) get(size, capacity uint64) []byte {
 	defer p.mu.Unlock()
 	best := -1
 	for i, b := range p.free {
-		if c := uint64(cap(b)); c >= capacity && c <= 2*capacity && (best < 0 || cap(b) < cap(p.free[best])) {
+		if uint64(cap(b)) >= capacity && (best < 0 || cap(b) < cap(p.free[best])) {
 			best = i
 		}
 	}
