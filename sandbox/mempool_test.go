@@ -119,3 +119,28 @@ func TestRunsReuseMemory(t *testing.T) {
 	assert.Equal(t, outs[0], outs[1])
 	assert.Equal(t, outs[0], outs[2])
 }
+
+// TestMemoryLeftoversAttack runs the attack as a hostile skill would:
+// one run fills 32 MiB of fresh memory with a secret and exits; the next
+// run of the same module (another skill's script, say) takes 32 MiB of
+// fresh memory, which Go's runtime trusts to be zero as memory.grow gives
+// it, and counts the bytes that are not. The pool hands the first run's
+// memory to the second: it must be zero.
+func TestMemoryLeftoversAttack(t *testing.T) {
+	ctx := context.Background()
+	r, err := New(ctx, &Options{NoCache: true})
+	require.NoError(t, err)
+	defer r.Close(ctx)
+	m, err := r.Compile(ctx, testkit.Wasm(t, "hostile"))
+	require.NoError(t, err)
+	run := func(args ...string) string {
+		var out bytes.Buffer
+		res, err := m.Run(ctx, &RunConfig{Name: "hostile", Args: args, Stdout: &out, Memory: 256 << 20})
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode)
+		return out.String()
+	}
+	assert.Equal(t, "planted 32 MiB\n", run("plant", "32"))
+	waitPooled(t, &r.memPool, 1)
+	assert.Equal(t, "nonzero 0 in 32 MiB\n", run("snoop", "32"), "a run saw what the run before it left in memory")
+}

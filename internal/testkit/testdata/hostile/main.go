@@ -149,6 +149,31 @@ func main() {
 				fmt.Fprintln(os.Stderr, "allocated", i+1, "MiB")
 			}
 		}
+	case "plant": // plant N: fill N MiB of fresh memory with 0xA5 (a secret a later run should never see)
+		n, _ := strconv.Atoi(args[0])
+		var keep [][]byte
+		for range n {
+			b := make([]byte, 1<<20)
+			for j := range b {
+				b[j] = 0xA5
+			}
+			keep = append(keep, b)
+		}
+		fmt.Println("planted", len(keep), "MiB")
+	case "snoop": // snoop N: take N MiB of fresh memory and count the bytes that are not zero
+		n, _ := strconv.Atoi(args[0])
+		seen := 0
+		var keep [][]byte // kept, so that every block is fresh memory
+		for range n {
+			b := make([]byte, 1<<20) // the Go runtime trusts memory.grow's pages to be zero
+			for _, c := range b {
+				if c != 0 {
+					seen++
+				}
+			}
+			keep = append(keep, b)
+		}
+		fmt.Println("nonzero", seen, "in", len(keep), "MiB")
 	case "flood": // flood N: write N bytes to stdout, ignoring errors
 		n, _ := strconv.Atoi(args[0])
 		chunk := []byte(strings.Repeat("x", 63) + "\n")
