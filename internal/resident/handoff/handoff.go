@@ -24,7 +24,10 @@
 // Linux has a resident; elsewhere nothing is handed over.
 package handoff
 
-import "syscall"
+import (
+	"slices"
+	"syscall"
+)
 
 // Env turns the resident off when it is "0".
 const Env = "SKILLRUN_RESIDENT"
@@ -57,7 +60,7 @@ const exitSandbox = 125
 // resident: a verb of Verbs, no --no-resident before a "--", and
 // SKILLRUN_RESIDENT not "0".
 func Enabled(args []string) bool {
-	if v, _ := syscall.Getenv(Env); v == "0" || len(args) == 0 || !isVerb(args[0]) {
+	if v, _ := syscall.Getenv(Env); v == "0" || len(args) == 0 || !slices.Contains(Verbs, args[0]) {
 		return false
 	}
 	for _, a := range args[1:] {
@@ -71,17 +74,6 @@ func Enabled(args []string) bool {
 	return true
 }
 
-func isVerb(s string) bool { return contains(Verbs, s) }
-
 // terminalOK reports whether verb is handed over with stdin on a
 // terminal (see stdinFree).
-func terminalOK(verb string) bool { return contains(stdinFree, verb) }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
+func terminalOK(verb string) bool { return slices.Contains(stdinFree, verb) }
