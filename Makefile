@@ -12,8 +12,9 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build the skillrun binary into ./bin (static and stripped: it starts sooner).
-	CGO_ENABLED=0 $(GO) build -ldflags='-s -w' -o bin/skillrun ./cmd/skillrun
+build: ## Build skillrun into ./bin: the full binary (skillrun-engine) and the small client that starts in a few ms (skillrun); static and stripped.
+	CGO_ENABLED=0 $(GO) build -ldflags='-s -w' -o bin/skillrun-engine ./cmd/skillrun
+	CGO_ENABLED=0 $(GO) build -ldflags='-s -w' -o bin/skillrun ./cmd/skillrun-client
 
 .PHONY: deps
 deps: ## Download the Go modules of skillrun and of the guests built in tests (skillrun build fetches none).

@@ -28,7 +28,7 @@ func TestHandoffInitsFirst(t *testing.T) {
 			order = append(order, f[1])
 		}
 	}
-	const handoff = "github.com/skillrun/skillrun/internal/resident/handoff"
+	const handoff = "github.com/skillrun/skillrun/internal/resident/handoff/early"
 	at := func(pkg string) int {
 		for i, p := range order {
 			if p == pkg {

@@ -1,18 +1,20 @@
 // Package handoff hands a one-shot skillrun command to the resident
-// process (package resident) as early as a Go program can. Imported for
-// its side effect by the skillrun command, its init reads the command
-// line and, for a verb the resident serves, passes the command with its
-// working directory, environment, umask and stdio to the resident of this
-// user and build, waits for it and exits with its code.
+// process (package resident) as early as a Go program can. The init of
+// package early (imported for its side effect by the skillrun command)
+// reads the command line and, for a verb the resident serves, passes the
+// command with its working directory, environment, umask and stdio to
+// the resident of this user and build, waits for it and exits with its
+// code. The small client (cmd/skillrun-client) does the same from its
+// main, for the resident of the full binary beside it ([HandoffTo]).
 //
 // Go initialises a package as soon as its imports are (in import-path
 // order among those ready), so this one imports only syscall and
-// package wire: it runs right after syscall, before the JSON Schema
-// tables, the provider SDKs, the MCP SDK and the rest of skillrun, whose
-// initialisation (about 30 ms and 15 MiB) only a process that runs its
-// command itself pays. It cannot use package os (not yet initialised):
-// it reads its arguments from /proc/self/cmdline and works with system
-// calls.
+// package wire: early's init runs right after syscall, before the JSON
+// Schema tables, the provider SDKs, the MCP SDK and the rest of
+// skillrun, whose initialisation (about 30 ms and 15 MiB) only a process
+// that runs its command itself pays. It cannot use package os (not yet
+// initialised): it reads its arguments from /proc/self/cmdline and works
+// with system calls.
 //
 // The resident is on by default. SKILLRUN_RESIDENT=0, or --no-resident
 // on the command line, runs the command in its own process. When no

@@ -8,17 +8,9 @@ import (
 	"github.com/skillrun/skillrun/internal/resident/wire"
 )
 
-func init() {
-	if args := commandLine(); len(args) > 1 {
-		if code, ok := Handoff(args[1:], [3]int{0, 1, 2}, Start); ok {
-			syscall.Exit(code)
-		}
-	}
-}
-
-// commandLine returns this process's arguments, from /proc/self/cmdline
+// CommandLine returns this process's arguments, from /proc/self/cmdline
 // (os.Args is not set before package os is initialised).
-func commandLine() []string {
+func CommandLine() []string {
 	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
@@ -55,25 +47,38 @@ func commandLine() []string {
 }
 
 // Socket is the resident's socket for this build and user cache folder.
-func Socket() (string, error) {
+func Socket() (string, error) { return socketFor(wire.ExeID()) }
+
+func socketFor(exeID string) (string, error) {
 	base, err := wire.CacheDir()
 	if err != nil {
 		return "", err
 	}
-	return wire.SocketPath(base+"/skillrun/resident", wire.ExeID())
+	return wire.SocketPath(base+"/skillrun/resident", exeID)
 }
 
 // Handoff hands args, with the descriptors stdio as the command's stdin,
-// stdout and stderr, to the resident when [Enabled], and reports whether
-// it did, with the command's exit code. When no resident answers it
-// calls start, for the next command, and leaves this one to the caller,
-// as it does when the resident is busy or refuses.
+// stdout and stderr, to the resident of this executable when [Enabled],
+// and reports whether it did, with the command's exit code. When no
+// resident answers it calls start (if not nil), for the next command,
+// and leaves this one to the caller, as it does when the resident is
+// busy or refuses.
 func Handoff(args []string, stdio [3]int, start func()) (int, bool) {
+	return handoff(wire.ExeID(), args, stdio, start)
+}
+
+// HandoffTo is [Handoff] to the resident of the skillrun executable at
+// the absolute, symlink-free path engine: what the small client
+// (cmd/skillrun-client) calls.
+func HandoffTo(engine string, args []string, stdio [3]int, start func()) (int, bool) {
+	return handoff(wire.ExeIDOf(engine), args, stdio, start)
+}
+
+func handoff(exe string, args []string, stdio [3]int, start func()) (int, bool) {
 	if !Enabled(args) || !terminalOK(args[0]) && isTerminal(stdio[0]) {
 		return 0, false
 	}
-	exe := wire.ExeID()
-	path, err := Socket()
+	path, err := socketFor(exe)
 	if exe == "" || err != nil {
 		return 0, false
 	}
@@ -93,7 +98,7 @@ func Handoff(args []string, stdio [3]int, start func()) (int, bool) {
 	}
 	defer func() { _ = syscall.Close(fd) }()
 	if err := connect(fd, path); err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		if start != nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
 			start()
 		}
 		return 0, false

@@ -11,7 +11,7 @@ import (
 // TestCommandLine: the arguments read from /proc/self/cmdline are the
 // process's (os.Args).
 func TestCommandLine(t *testing.T) {
-	assert.Equal(t, os.Args, commandLine())
+	assert.Equal(t, os.Args, CommandLine())
 }
 
 // TestTerminalStdin: with stdin on a terminal, the verbs that may read it
