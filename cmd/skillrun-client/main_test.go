@@ -18,15 +18,17 @@ import (
 	"github.com/skillrun/skillrun/internal/resident/wire"
 )
 
-// binaries builds the client and the full skillrun beside it, as a
-// release installs them, once per test binary.
+// binaries builds the client and the full skillrun beside it, as `make
+// build` does (static, stripped), once per test binary.
 var binaries = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "skillrun-client-")
 	if err != nil {
 		return "", err
 	}
 	for pkg, name := range map[string]string{".": "skillrun", "../skillrun": EngineName} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg).CombinedOutput()
+		cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(dir, name), pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return "", &buildError{pkg, string(out), err}
 		}
