@@ -165,8 +165,13 @@ func (r *Runner) RunShell(ctx context.Context, sr *ShellRun) (*sandbox.Result, e
 	}
 	own.exec = &execService{r: r, s: shellSkill, find: find, mounts: mounts, prot: protected, eff: eff, sr: &own, natives: natives}
 	args := append(append([]string{}, in.Args...), own.Args...)
-	return runCompiled(ctx, m, shellSkill, shellLabel(own.Args), &skills.Script{}, eff, &own,
-		&sandbox.RunConfig{Args: args, Env: env, Mounts: mounts, Protected: protected}, "; the sandboxed shell")
+	start, mounts := r.startFrom(ctx, m, in, args, env, mounts, uint64(eff.Memory), false)
+	note := "; the sandboxed shell"
+	if _, ok := start.(*sandbox.Snapshot); ok {
+		note += ", started from its snapshot"
+	}
+	return runCompiled(ctx, start, shellSkill, shellLabel(own.Args), &skills.Script{}, eff, &own,
+		&sandbox.RunConfig{Args: args, Env: env, Mounts: mounts, Protected: protected}, note)
 }
 
 // shellLabel names a shell run in audit events: its script file, or -c.

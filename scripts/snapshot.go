@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillrun/skillrun/internal/interp"
 	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/sandbox"
 )
@@ -58,7 +59,7 @@ const maxSnapshotFile = 1 << 30
 func (r *Runner) startFrom(ctx context.Context, m *sandbox.CompiledModule, in *SourceInterpreter, args, env []string,
 	mounts []sandbox.Mount, memory uint64, deterministic bool) (runnable, []sandbox.Mount) {
 	// memory is the run's limit, 0 for the sandbox's default.
-	if r.noSnapshots || in.Snapshot == nil || !in.Snapshot.Usable(args, env) {
+	if r.noSnapshots || in.Snapshot == nil || !in.Snapshot.Usable(args, env) || deterministic && in.Snapshot.RealClock {
 		return m, mounts
 	}
 	own := make([]sandbox.Mount, len(in.Mounts))
@@ -101,12 +102,16 @@ func snapshotKey(in *SourceInterpreter, deterministic bool) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// snapshotName is the program name (argv[0]) of an interpreter's
+// initialisation.
+var snapshotName = map[string]string{interp.Python: "python3", interp.JS: "node", interp.JSTS: "node", interp.Shell: "sh"}
+
 // loadOrMakeSnapshot reads the snapshot of key from the disk cache, or
 // makes it and writes it there.
 func (r *Runner) loadOrMakeSnapshot(ctx context.Context, m *sandbox.CompiledModule, in *SourceInterpreter,
 	mounts []sandbox.Mount, key string, deterministic bool) (*sandbox.Snapshot, error) {
 	file := ""
-	if d := r.sb.CacheDir(); d != "" {
+	if d := r.sb.CacheDir(); d != "" && !in.Snapshot.MemoryOnly {
 		file = filepath.Join(d, "snapshots", key+".snap")
 		if s, err := readSnapshotFile(m, file); err == nil {
 			return s, nil
@@ -117,7 +122,7 @@ func (r *Runner) loadOrMakeSnapshot(ctx context.Context, m *sandbox.CompiledModu
 		Init:  in.Snapshot.Init,
 		Entry: in.Snapshot.Entry,
 		Config: sandbox.RunConfig{
-			Name:          "python3",
+			Name:          snapshotName[in.Language],
 			Env:           in.Env,
 			Mounts:        mounts,
 			Stdout:        &diag,

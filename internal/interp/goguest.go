@@ -30,6 +30,10 @@ type goGuest struct {
 	patch func(ctx context.Context, src, work string) ([]string, error)
 }
 
+// Every Go guest is built as a WASI reactor (-buildmode=c-shared) that
+// exports goSnapshot's functions, rewritten by wasmopt.GoReactor so that
+// it also starts as a command: runs start from a snapshot of it where
+// the Runner keeps one (snapshot.go).
 var goGuests = map[string]goGuest{
 	JS:    {pkg: "guest/interp/js", wasm: "js.wasm", what: "the JavaScript interpreter"},
 	JSTS:  {pkg: "guest/interp/js", wasm: "jsts.wasm", what: "the JavaScript interpreter with TypeScript", tags: "esbuild"},
@@ -89,7 +93,9 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 		return nil, err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, g.wasm)}
+	// -checklinkname=0: package wasiproc reaches Go's process state by
+	// name, to refresh it in a run from a snapshot.
+	args := []string{"build", "-trimpath", "-buildmode=c-shared", "-ldflags=-s -w -checklinkname=0", "-o", filepath.Join(tmp, g.wasm)}
 	if g.tags != "" {
 		args = append(args, "-tags", g.tags)
 	}
@@ -111,8 +117,12 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	if g.patch != nil {
 		_ = os.RemoveAll(filepath.Join(tmp, "work"))
 	}
-	// 100,000 data segments become a few (package wasmopt).
+	// 100,000 data segments become a few, the reactor also starts as a
+	// command and can be snapshotted (package wasmopt).
 	if err := wasmopt.MergeDataFile(filepath.Join(tmp, g.wasm)); err != nil {
+		return nil, fmt.Errorf("%s: %w", g.what, err)
+	}
+	if err := wasmopt.GoReactorFile(filepath.Join(tmp, g.wasm), goSnapshot.Entry); err != nil {
 		return nil, fmt.Errorf("%s: %w", g.what, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
@@ -124,10 +134,10 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	return Find(dir, language)
 }
 
-// goGuestRewrite marks, in an interpreter's version, the rewrite of its
-// module after the build (wasmopt.MergeDataFile): an interpreter built
-// before it is built again.
-const goGuestRewrite = " (data merged)"
+// goGuestRewrite marks, in an interpreter's version, how its module was
+// built and rewritten (a reactor, wasmopt.MergeDataFile and
+// wasmopt.GoReactorFile): an interpreter built before is built again.
+const goGuestRewrite = " (reactor, data merged)"
 
 // sourceRoot is the skillrun source tree this package was compiled from,
 // if it is still on disk ("" otherwise, for example under -trimpath).

@@ -259,7 +259,7 @@ func Find(dir, language string) (*Interpreter, error) {
 		if err := hasFiles(filepath.Join(d, g.wasm)); err != nil {
 			return nil, fmt.Errorf("%w: %s is not in %s (%w); %s", ErrNotInstalled, g.what, d, err, InstallHint(language))
 		}
-		return &Interpreter{Language: language, Version: readVersion(d), Dir: d, Module: filepath.Join(d, g.wasm)}, nil
+		return &Interpreter{Language: language, Version: readVersion(d), Dir: d, Module: filepath.Join(d, g.wasm), Snapshot: goSnapshot}, nil
 	}
 	return nil, fmt.Errorf("no interpreter for language %q (skillrun has %s, %s, %s and %s)", language, Python, JS, JSTS, Shell)
 }

@@ -194,6 +194,7 @@ func TestFindJS(t *testing.T) {
 		Version:  "source c8771bb28b7c0003",
 		Dir:      filepath.Join(dir, "js"),
 		Module:   filepath.Join(dir, "js", "js.wasm"),
+		Snapshot: goSnapshot,
 	}, in)
 }
 

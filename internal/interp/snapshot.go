@@ -48,6 +48,11 @@ type Snapshot struct {
 	fingerprint func() string
 	// usable reports whether a run can start from the snapshot.
 	usable func(args, env []string) bool
+	// MemoryOnly keeps the snapshot in memory only, never in a file.
+	MemoryOnly bool
+	// RealClock starts runs with a virtual clock (deterministic scripts)
+	// fresh.
+	RealClock bool
 }
 
 // Usable reports whether a run with these arguments (the interpreter's
@@ -102,3 +107,24 @@ var pythonFingerprint = sync.OnceValue(func() string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 })
+
+// goSnapshot is the snapshot of the Go guests (the shell, the JavaScript
+// interpreter), built as reactors that export skillrun_init and
+// skillrun_run (guest/interp/internal/wasiproc). The initialisation is
+// Go's runtime and package initialisation (8 of the shell's 10 ms); a
+// run takes its own arguments, environment, preopened directories,
+// working directory and a fresh random seed, and runs main. Every run
+// can start from it.
+//
+// It is kept in memory only, and runs with a virtual clock start fresh:
+// Go's runtime keeps readings of the monotonic clock, which stays
+// monotonic within one boot and one real clock, not across a reboot or
+// between a virtual clock and the real one.
+var goSnapshot = &Snapshot{
+	Init:        "skillrun_init",
+	Entry:       "skillrun_run",
+	usable:      func([]string, []string) bool { return true },
+	fingerprint: func() string { return "" },
+	MemoryOnly:  true,
+	RealClock:   true,
+}

@@ -90,6 +90,17 @@ func Wasm(tb testing.TB, name string) []byte {
 	return b
 }
 
+// WasmBuilt returns the Go guest dir built for GOOS=wasip1 with extra go
+// build arguments (such as -buildmode=c-shared), cached as key.
+func WasmBuilt(tb testing.TB, key, dir string, extraArgs ...string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(Build(tb, key, dir, ".", true, extraArgs, nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
 // Build builds package pkg of the guest dir once per test binary, to a
 // file named key, and returns its path. With wasm it builds for
 // GOOS=wasip1. A missing go command skips the test (unless [Required]),

@@ -1,0 +1,1 @@
+// Lets process.go declare functions without a body (linked by name).

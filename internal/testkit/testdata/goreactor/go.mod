@@ -1,0 +1,3 @@
+module goreactor
+
+go 1.26
