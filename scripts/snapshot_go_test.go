@@ -38,8 +38,8 @@ exit "${1:-0}"
 // snapshot (the audit line says so).
 type shellProbe struct {
 	stdout, stderr, out string
-	code               uint32
-	fromSnapshot       bool
+	code                uint32
+	fromSnapshot        bool
 }
 
 func runShellProbe(t *testing.T, r *Runner, env []string, args ...string) shellProbe {

@@ -24,7 +24,6 @@ import (
 	"unsafe"
 )
 
-
 // Refresh replaces what Go's initialisation read from WASI (in a run
 // from a snapshot, the initialisation's) with this run's: the arguments
 // (os.Args), the environment, the preopened directories and the working
