@@ -5,12 +5,34 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // physicalMemory returns the machine's memory in bytes from
 // /proc/meminfo (MemTotal, in kB), or 0 where there is none (not Linux)
-// or it cannot be read.
+// or it cannot be read. It reads the file at most once every
+// memTotalTTL: every command the resident serves builds its flags'
+// defaults from it, three times (a VM's memory can change, so not once
+// per process).
 func physicalMemory() int64 {
+	memTotal.Lock()
+	defer memTotal.Unlock()
+	if now := time.Now(); memTotal.at.IsZero() || now.Sub(memTotal.at) > memTotalTTL {
+		memTotal.v, memTotal.at = readMemTotal(), now
+	}
+	return memTotal.v
+}
+
+const memTotalTTL = 5 * time.Second
+
+var memTotal struct {
+	sync.Mutex
+	at time.Time
+	v  int64
+}
+
+func readMemTotal() int64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0
