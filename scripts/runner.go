@@ -30,9 +30,10 @@ type Options struct {
 	// default folder.
 	Interpreters InterpreterFunc
 
-	// NoSnapshots starts every interpreter run from _start instead of
-	// from a snapshot of the initialised interpreter (snapshot.go): for
-	// comparing the two, and for finding a fault in one.
+	// NoSnapshots starts every interpreter run (Python, JavaScript, the
+	// shell) from _start instead of from a snapshot of the initialised
+	// interpreter (snapshot.go): for comparing the two, and for finding a
+	// fault in one.
 	NoSnapshots bool
 
 	// MaxRuns, MaxRunMemory and MaxRunWait bound the Runner's runs in
