@@ -68,7 +68,7 @@ func enginePath() (string, error) {
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("cannot find this executable's folder (%v); set %s to the full skillrun binary", err, EngineEnv)
+		return "", fmt.Errorf("cannot find this executable's folder (%w); set %s to the full skillrun binary", err, EngineEnv)
 	}
 	if s, err := filepath.EvalSymlinks(self); err == nil {
 		self = s
@@ -86,7 +86,7 @@ func resolve(p, where string) (string, error) {
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("no full skillrun binary (%s) %s: %v; this small client runs commands through it (set %s to its path)", EngineName, where, err, EngineEnv)
+		return "", fmt.Errorf("no full skillrun binary (%s) %s: %w; this small client runs commands through it (set %s to its path)", EngineName, where, err, EngineEnv)
 	}
 	return r, nil
 }
