@@ -23,6 +23,7 @@ type depsFlags struct {
 	indexURL, findLinks string
 	packages            []string
 	refresh, asJSON     bool
+	strictPython        bool
 }
 
 func newDepsCmd() *cobra.Command {
@@ -70,6 +71,7 @@ had or an import is not provided, 2 usage error.`,
 	fl.StringArrayVar(&f.packages, "package", nil, "a package (a PEP 508 `REQUIREMENT`, e.g. name or name>=1.2) to pin besides what the skill declares; repeatable: how to say which package provides an import skillrun does not know")
 	fl.BoolVar(&f.refresh, "refresh", false, "ask the index again instead of reusing the last resolution")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fl.BoolVar(&f.strictPython, strictPythonFlag, false, strictPythonUsage)
 	return cmd
 }
 
@@ -144,6 +146,9 @@ func runDeps(cmd *cobra.Command, f *depsFlags, arg string) error {
 		return &exitError{code: 1, err: fmt.Errorf("%s: %w", termsafe.String(s.Name), err)}
 	}
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := pythonWarnings(s.Name, need.Python, f.strictPython, stderr); err != nil {
+		return err
+	}
 	provided := builtinPackages()
 	need.UseProvided(provided)
 	reqs := need.Requirements

@@ -68,6 +68,9 @@ type runFlags struct {
 	skills    []string
 	input     string
 	native    bool
+	// strictPython refuses a Python script whose requires-python the
+	// sandbox's Python does not meet (pyversion.go).
+	strictPython bool
 	// nativeSkills are the skills `shell --native NAME` trusts with the
 	// native tier.
 	nativeSkills []string
@@ -142,6 +145,7 @@ was not granted.`,
 	fl.StringArrayVar(&f.skills, "skills", nil, "a skill `PATH` (or a folder of skills) the script may search, activate and run (repeatable; running needs --allow-skills, and a run gets what --policy grants that skill)")
 	fl.StringVar(&f.input, "input", "", "the `JSON` value the script reads with the input host function")
 	fl.BoolVar(&f.native, "native", false, "run this skill's Python, JavaScript and shell scripts as confined host processes (the native tier: real python3 and its compiled packages; Linux with Landlock; only for a skill you trust)")
+	fl.BoolVar(&f.strictPython, strictPythonFlag, false, strictPythonUsage)
 	return cmd
 }
 
@@ -165,6 +169,11 @@ func runScript(cmd *cobra.Command, f *runFlags, target string, scriptArgs []stri
 	s, scriptName, err := loadTarget(target, stderr)
 	if err != nil {
 		return err
+	}
+	if !f.native {
+		if err := checkScriptPython(s, scriptName, f.strictPython, stderr); err != nil {
+			return err
+		}
 	}
 	// The names are the skill author's: escaped wherever they are shown.
 	label := termsafe.String(s.Name + ":" + scriptName)

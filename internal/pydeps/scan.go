@@ -48,6 +48,37 @@ type Need struct {
 	// Skipped names files that were not read and why (too large), so that
 	// a missing requirement can be traced.
 	Skipped []string
+	// Python are the scripts whose requires-python skillrun's Python does
+	// not meet. They are warnings: a script that asks for a newer Python
+	// usually runs on the older one, as `python3 script.py` would try.
+	Python []PythonMismatch
+}
+
+// A PythonMismatch is a script's PEP 723 requires-python that skillrun's
+// Python does not meet.
+type PythonMismatch struct {
+	Where    string `json:"where"`    // file:line of the "# /// script" block, relative to the skill
+	Requires string `json:"requires"` // the specifier, as written
+	Have     string `json:"have"`     // skillrun's Python version
+}
+
+func (m PythonMismatch) String() string {
+	return fmt.Sprintf("%s: the script requires Python %s; skillrun's sandbox runs Python %s", m.Where, m.Requires, m.Have)
+}
+
+// ScriptPython reads the PEP 723 block of one script (file names it in
+// messages) and returns its requires-python when skillrun's Python does
+// not meet it, nil when it does or says nothing. A malformed block is an
+// error.
+func ScriptPython(file string, src []byte) (*PythonMismatch, error) {
+	s := &scanner{need: &Need{}, seen: map[string]int{}}
+	if _, err := s.pep723(file, src); err != nil {
+		return nil, err
+	}
+	if len(s.need.Python) == 0 {
+		return nil, nil
+	}
+	return &s.need.Python[0], nil
 }
 
 // Scan reads the skill folder and returns what its Python scripts need:
@@ -292,8 +323,9 @@ func (s *scanner) pep723Body(file string, start int, body string) error {
 		if err != nil {
 			return fmt.Errorf("%s:%d: invalid PEP 723 block: requires-python: %w", file, start, err)
 		}
-		if !spec.Contains(interpreterVersion()) {
-			return fmt.Errorf("%s:%d: the script requires Python %s; skillrun runs %s", file, start, meta.RequiresPython, interpreterVersion())
+		if have := interpreterVersion(); !spec.Contains(have) {
+			s.need.Python = append(s.need.Python, PythonMismatch{
+				Where: fmt.Sprintf("%s:%d", file, start), Requires: meta.RequiresPython, Have: have.String()})
 		}
 	}
 	for _, d := range meta.Dependencies {

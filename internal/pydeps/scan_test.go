@@ -122,7 +122,43 @@ func TestScanInvalidPEP723(t *testing.T) {
 		"a.py": "# /// script\n# requires-python = \">=3.12\"\n# ///\n",
 	})
 	_, err = Scan(skill)
-	require.ErrorContains(t, err, "requires Python >=3.12; skillrun runs 3.11.2", "requires-python")
+	require.NoError(t, err, "a requires-python the sandbox does not meet is a warning, not an error")
+	skill = testkit.WriteTree(t, t.TempDir(), map[string]string{
+		"a.py": "# /// script\n# requires-python = \">=3.12 junk\"\n# ///\n",
+	})
+	_, err = Scan(skill)
+	require.ErrorContains(t, err, "a.py:1: invalid PEP 723 block: requires-python", "a malformed specifier")
+}
+
+// TestScanRequiresPython: a script whose requires-python excludes the
+// sandbox's Python is reported with where it says so and both versions;
+// one it meets is not. ScriptPython says the same of one file.
+func TestScanRequiresPython(t *testing.T) {
+	skill := testkit.WriteTree(t, t.TempDir(), map[string]string{
+		"scripts/new.py":           "import json\n\n# /// script\n# requires-python = \">=3.12\"\n# dependencies = []\n# ///\nprint(1)\n",
+		"scripts/ok.py":            "# /// script\n# requires-python = \">=3.8\"\n# ///\n",
+		"references/examples/x.py": "# /// script\n# requires-python = \"<3\"\n# ///\n",
+	})
+	need, err := Scan(skill)
+	require.NoError(t, err)
+	assert.Equal(t, []PythonMismatch{
+		{Where: "references/examples/x.py:1", Requires: "<3", Have: "3.11.2"},
+		{Where: "scripts/new.py:3", Requires: ">=3.12", Have: "3.11.2"},
+	}, need.Python)
+	assert.Equal(t, "scripts/new.py:3: the script requires Python >=3.12; skillrun's sandbox runs Python 3.11.2", need.Python[1].String())
+
+	m, err := ScriptPython("scripts/new.py", []byte("# /// script\n# requires-python = \">=3.12\"\n# ///\n"))
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, "scripts/new.py:1", m.Where)
+	m, err = ScriptPython("ok.py", []byte("# /// script\n# requires-python = \">=3.10\"\n# ///\nprint(1)\n"))
+	require.NoError(t, err)
+	assert.Nil(t, m)
+	m, err = ScriptPython("plain.py", []byte("print(1)\n"))
+	require.NoError(t, err)
+	assert.Nil(t, m)
+	_, err = ScriptPython("bad.py", []byte("# /// script\n# requires-python = 3\n# ///\n"))
+	assert.ErrorContains(t, err, "bad.py:")
 }
 
 func TestScanIncludeOutside(t *testing.T) {
