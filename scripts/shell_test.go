@@ -141,3 +141,27 @@ func TestTmpName(t *testing.T) {
 		assert.Error(t, err, "tmpName(%q) = %q; want a refusal", p, n)
 	}
 }
+
+// TestShellMvAcrossMounts: mv between /tmp and the workspace (two mounts:
+// the WASI host refuses the rename) copies and removes, as GNU mv does
+// across file systems: a file and a tree arrive with their contents, and
+// the originals are gone.
+func TestShellMvAcrossMounts(t *testing.T) {
+	res, out, errOut, ws, err := runShell(t, `set -e
+echo x > /tmp/a; chmod 600 /tmp/a
+mkdir -p /tmp/d/e; echo y > /tmp/d/e/f
+mv /tmp/a /workspace/a
+mv -v /tmp/d d
+ls /tmp | wc -l
+mv keep.txt /tmp/keep.txt && cat /tmp/keep.txt
+test ! -e keep.txt && echo gone`, map[string]string{"keep.txt": "kept\n"}, shellGrant)
+	require.NoError(t, err, errOut)
+	require.Equal(t, uint32(0), res.ExitCode, errOut)
+	assert.Equal(t, "renamed '/tmp/d' -> 'd'\n0\nkept\ngone\n", out)
+	b, err := os.ReadFile(filepath.Join(ws, "a"))
+	require.NoError(t, err)
+	assert.Equal(t, "x\n", string(b))
+	b, err = os.ReadFile(filepath.Join(ws, "d", "e", "f"))
+	require.NoError(t, err)
+	assert.Equal(t, "y\n", string(b))
+}

@@ -72,7 +72,7 @@ func moveOne(e *proc.Env, m move, noClobber, update, verbose bool) bool {
 		return false
 	}
 	err = os.Rename(sp, dp)
-	if errors.Is(err, syscall.EXDEV) {
+	if crossDevice(err) {
 		// Another mount: copy everything, keeping modes and times, then
 		// remove the original, as GNU mv does across file systems.
 		c := &copier{e: e, name: "mv", recursive: true, preserve: true, force: true}
@@ -96,4 +96,12 @@ func moveOne(e *proc.Env, m move, noClobber, update, verbose bool) bool {
 		fmt.Fprintf(e.Stdout, "renamed %s -> %s\n", qa(m.src), qa(m.dst))
 	}
 	return true
+}
+
+// crossDevice reports whether a rename failed because source and
+// destination are on different file systems: EXDEV, or ENOSYS, which
+// is what WASI hosts (wazero) answer for a rename between two preopened
+// directories (/tmp and /workspace are two mounts).
+func crossDevice(err error) bool {
+	return errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.ENOSYS)
 }
