@@ -27,7 +27,7 @@ deps: ## Download the Go modules of skillrun and of the guests built in tests (s
 test: deps ## Run the full test suite with the race detector (what CI runs), then the guest-bound end-to-end tests without it.
 	$(GO) test -race -count=1 -timeout 20m ./...
 	cd test/k8s && $(GO) test -count=1 ./...
-	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestNativeFromShell|TestAttackNested[A-Za-z]+|TestPillowSuite|TestLxmlSuite)$$' ./scripts ./cmd/skillrun
+	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestNativeFromShell|TestAttackNested[A-Za-z]+|TestPillowSuite|TestLxmlSuite|TestGoReactor|TestClient[A-Za-z]+)$$' ./scripts ./cmd/skillrun ./internal/wasmopt ./cmd/skillrun-client
 
 .PHONY: test-packages
 test-packages: ## Run the whole test suites of the compiled Python packages (Pillow, lxml) in the sandbox, beside a native run; `make test` runs part of Pillow's.

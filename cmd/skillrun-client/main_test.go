@@ -25,6 +25,7 @@ var binaries = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	builtDir = dir
 	for pkg, name := range map[string]string{".": "skillrun", "../skillrun": EngineName} {
 		cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(dir, name), pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -43,10 +44,23 @@ type buildError struct {
 
 func (e *buildError) Error() string { return "go build " + e.pkg + ": " + e.err.Error() + "\n" + e.out }
 
+// skipUnderRace: these tests build and run real binaries (the race
+// detector instruments neither); under it they only add to CI's load.
+// `make test` runs them again without -race.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("run without -race: `make test` runs it in a second go test")
+	}
+}
+
+// builtDir is where binaries built, if it ran.
+var builtDir string
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if dir, err := binaries(); err == nil {
-		_ = os.RemoveAll(dir)
+	if builtDir != "" {
+		_ = os.RemoveAll(builtDir)
 	}
 	os.Exit(code)
 }
@@ -73,6 +87,7 @@ func run(t *testing.T, env []string, bin string, args ...string) (stdout, stderr
 // verb the engine runs (help), one the resident could take (validate,
 // here with the resident off) and a failing one.
 func TestClientIsTheEngine(t *testing.T) {
+	skipUnderRace(t)
 	dir, err := binaries()
 	require.NoError(t, err)
 	client, engine := filepath.Join(dir, "skillrun"), filepath.Join(dir, EngineName)
@@ -97,6 +112,7 @@ func TestClientIsTheEngine(t *testing.T) {
 // hands it a command itself (the resident logs it), and with the
 // resident off it does not.
 func TestClientHandsOver(t *testing.T) {
+	skipUnderRace(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux has a resident")
 	}
@@ -133,6 +149,7 @@ func TestClientHandsOver(t *testing.T) {
 // symlink to the client, or where SKILLRUN_ENGINE says; a missing or
 // relative one is exit 127 with a message that says where it looked.
 func TestClientFindsEngine(t *testing.T) {
+	skipUnderRace(t)
 	dir, err := binaries()
 	require.NoError(t, err)
 	client := filepath.Join(dir, "skillrun")

@@ -26,6 +26,10 @@ func goReactor(t *testing.T) []byte {
 // from the initialised state, and nothing one run changes reaches the
 // next; its mutable globals are exported.
 func TestGoReactor(t *testing.T) {
+	if raceEnabled {
+		// wazero's compiler under the race detector takes a minute here.
+		t.Skip("run without -race: `make test` runs it in a second go test")
+	}
 	orig := goReactor(t)
 	ctx := context.Background()
 	r, err := sandbox.New(ctx, &sandbox.Options{NoCache: true})
