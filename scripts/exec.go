@@ -294,13 +294,8 @@ func (x *execService) execWasm(ctx context.Context, req *abi.ExecRequest, lang s
 	}
 	env := interpreterEnv(lang, skillDir, granted, in.Env, mounts)
 	args := append(append([]string{}, in.Args...), progArgs...)
-	start, mounts := x.r.startFrom(ctx, m, in, args, env, mounts, uint64(x.eff.Memory), false)
-	note := "; started by exec"
-	if _, ok := start.(*sandbox.Snapshot); ok {
-		note += ", from its interpreter's snapshot"
-	}
-	return runCompiled(ctx, start, x.s, prog, &skills.Script{}, x.eff, run,
-		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot, Caller: caller}, note)
+	return runCompiled(ctx, m, x.s, prog, &skills.Script{}, x.eff, run,
+		&sandbox.RunConfig{Name: prog, Args: args, Env: env, Mounts: mounts, Protected: prot, Caller: caller}, "; started by exec")
 }
 
 // scriptArgsAbs makes the script path among an interpreter's arguments
