@@ -184,6 +184,16 @@ type recentHash struct {
 	at  time.Time
 }
 
+// guestSource reports whether a file name is part of a guest's build:
+// Go and assembly files, and the JavaScript the JS guest embeds (its
+// built-in modules), not tests.
+func guestSource(name string) bool {
+	if strings.HasSuffix(name, "_test.go") {
+		return false
+	}
+	return strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".s") || strings.HasSuffix(name, ".js")
+}
+
 // goSourceHashNow is goSourceHash without the recent answers.
 func goSourceHashNow(root, pkg string) (string, error) {
 	var files []string
@@ -198,13 +208,18 @@ func goSourceHashNow(root, pkg string) (string, error) {
 				}
 				return nil
 			}
-			if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			if n := e.Name(); guestSource(n) {
 				files = append(files, p)
 			}
 			return nil
 		})
 	}
 	if err := add(pkg, true); err != nil {
+		return "", err
+	}
+	// What every Go guest links besides its own package: the process
+	// state of a run from a snapshot.
+	if err := add("guest/interp/internal", true); err != nil {
 		return "", err
 	}
 	for _, d := range []string{"guest", "internal/abi"} {
