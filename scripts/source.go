@@ -226,9 +226,10 @@ func sourceLanguage(sc *skills.Script) (string, error) {
 	return "", fmt.Errorf("source %s: skillrun runs source scripts in Python (.py) and JavaScript (.js); compile other languages to a WASI module (module = ...)", sc.Source)
 }
 
-// isESModule reports whether the JavaScript file of the skill is an ES
-// module: named .mjs, or with a top-level import or export in its first
-// 256 KiB (read through os.Root).
+// isESModule reports whether the JavaScript file of the skill runs under
+// the esbuild guest: an ES module (named .mjs, or with a top-level import
+// or export) or a script with syntax goja lacks (for await, async
+// generators), judged by its first 256 KiB (read through os.Root).
 func isESModule(skillDir, file string) bool {
 	if strings.EqualFold(path.Ext(file), ".mjs") {
 		return true
@@ -244,7 +245,7 @@ func isESModule(skillDir, file string) bool {
 	}
 	defer f.Close()
 	b, _ := io.ReadAll(io.LimitReader(f, 256<<10))
-	return interp.IsESModule(b)
+	return interp.NeedsESBuild(b)
 }
 
 // sitePackagesGuestPath is where a run sees the pure-Python packages

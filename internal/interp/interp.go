@@ -190,6 +190,17 @@ var esmSyntax = sync.OnceValue(func() *regexp.Regexp {
 // esbuild rewrites it to the CommonJS goja runs.
 func IsESModule(code []byte) bool { return esmSyntax().Match(code) }
 
+// lowerSyntax finds syntax goja does not run and the JS guest's esbuild
+// lowers: for await, async generators (the guest's pattern, esm.go).
+var lowerSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bfor\s+await\s*\(|\basync\s+function\s*\*|\basync\s*\*\s*[\w$\[]`)
+})
+
+// NeedsESBuild reports whether JavaScript source runs under [JSTS]: an
+// ES module, or a script with syntax goja lacks (for await, async
+// generators), which esbuild lowers.
+func NeedsESBuild(code []byte) bool { return IsESModule(code) || lowerSyntax().Match(code) }
+
 // DefaultDir is <os.UserCacheDir()>/skillrun/interpreters.
 func DefaultDir() (string, error) {
 	base, err := os.UserCacheDir()

@@ -2,8 +2,6 @@ package wasmopt
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/tetratelabs/wabin/binary"
@@ -58,17 +56,4 @@ func ExportGlobals(module []byte) ([]byte, int, error) {
 		return module, 0, nil
 	}
 	return binary.EncodeModule(m), n, nil
-}
-
-// ExportGlobalsFile rewrites the module file at path with [ExportGlobals].
-func ExportGlobalsFile(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, _, err := ExportGlobals(data)
-	if err != nil {
-		return fmt.Errorf("exporting the globals of %s: %w", filepath.Base(path), err)
-	}
-	return os.WriteFile(path, out, 0o644)
 }

@@ -9,26 +9,20 @@
 // __filename, __dirname); TypeScript files (.ts, .mts, .cts) have their
 // types stripped and ES modules (import/export) are rewritten to
 // CommonJS first, by esbuild inside the guest (transform.go). The
-// `js -e CODE` and `js -p CODE` evaluate CODE as node does. The
-// surface is a small Node-like one:
+// `js -e CODE` and `js -p CODE` evaluate CODE as node does.
 //
-//   - console.log/info/debug write to stdout, console.warn/error to stderr;
-//   - process.argv, process.env (only the granted variables), process.exit,
-//     process.exitCode, process.stdout.write, process.stderr.write,
-//     process.cwd() (the workspace when it is mounted) and process.chdir;
-//   - require("fs"): readFileSync, writeFileSync, appendFileSync,
-//     readdirSync, existsSync, mkdirSync, statSync, unlinkSync, renameSync
-//     (and readFile/writeFile/readdir as synchronous aliases), over the
-//     WASI file system, which holds only the mounts the grant gives;
-//     contents are strings (UTF-8), "/dev/stdin" reads standard input;
-//   - require("path"): join, resolve, dirname, basename, extname, relative;
-//   - require("./x") loads a file of the skill; a bare name loads a
-//     vendored package from node_modules beside the script or in the skill;
-//   - fetch(url, {method, headers, body}) goes through skillrun's
-//     http_fetch host function, so only hosts the net grant names answer;
-//   - require("child_process"): execSync, execFileSync and spawnSync start
-//     node, python3, sh and the sandboxed shell's commands as other runs
-//     in the same sandbox (childproc.go).
+// The script runs in goja_nodejs's event loop with Node's built-in
+// modules (node.go: goja_nodejs's Buffer and URL; crypto, zlib and os
+// backed by Go's standard library; events, assert, util, readline,
+// stream, timers/promises and the globals written in JavaScript under
+// node/), fs over the WASI file system, which holds only the mounts the
+// grant gives (fs.go), path (nodepath.go), fetch through skillrun's
+// http_fetch host function (only hosts the net grant names answer), and
+// child_process, whose execSync, execFileSync and spawnSync start node,
+// python3, sh and the sandboxed shell's commands as other runs in the
+// same sandbox (childproc.go). require("./x") loads a file of the skill;
+// a bare name loads a vendored package from node_modules beside the
+// script or in the skill.
 //
 // Modules that need what the sandbox cannot give (cluster, net, http,
 // worker_threads, ...) fail at require with a message that says so.
@@ -40,13 +34,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja_nodejs/eventloop"
 
 	"github.com/skillrun/skillrun/guest"
 )
@@ -62,7 +55,6 @@ var unavailable = map[string]string{
 	"http":           "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
 	"https":          "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
 	"http2":          "there are no sockets in the sandbox; use fetch(), which goes through skillrun's http_fetch when net is granted",
-	"os":             "the sandbox hides the host system",
 	"vm":             "it is not provided by skillrun's JavaScript interpreter",
 }
 
@@ -76,6 +68,13 @@ type interp struct {
 	modules map[string]*goja.Object // loaded CommonJS modules by path
 	stdin   []byte
 	stdinOK bool
+
+	loop         *eventloop.EventLoop
+	core         map[string]goja.Value // built-in modules loaded (node.go)
+	rawImmediate goja.Callable         // the event loop's own setImmediate
+	rejected     map[*goja.Promise]int // rejected with no handler yet, in order
+	rejectSeq    int
+	exiting      bool // process 'exit' listeners ran
 }
 
 func main() {
@@ -84,10 +83,10 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	in := &interp{
-		vm:      goja.New(),
 		stdout:  bufio.NewWriter(stdout),
 		stderr:  bufio.NewWriter(stderr),
 		modules: map[string]*goja.Object{},
+		core:    map[string]goja.Value{},
 	}
 	defer func() { _ = in.stdout.Flush() }()
 	defer func() { _ = in.stderr.Flush() }()
@@ -95,6 +94,53 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintln(in.stderr, "usage: js (SCRIPT | -e CODE | -p CODE) [ARGS...]")
 		return 2
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(exitCode)
+			if !ok {
+				panic(r)
+			}
+			code = int(c)
+		}
+	}()
+	// The script runs in an event loop (goja_nodejs): its timers, and the
+	// promise jobs between them, run until none is left, as in Node. An
+	// uncaught error, in the script or a callback, or process.exit ends
+	// it (a panic of exitCode).
+	in.loop = newLoop()
+	in.loop.Run(func(vm *goja.Runtime) {
+		in.vm = vm
+		if c := in.start(args, stdin); c != 0 {
+			panic(exitCode(c))
+		}
+	})
+	if c, ok := in.unhandledRejection(); ok {
+		in.emitExit(c)
+		return c
+	}
+	code = in.pendingExitCode()
+	in.emitExit(code)
+	return in.pendingExitCode()
+}
+
+// emitExit emits process's 'exit' event once, as Node does when the
+// script ends or calls process.exit.
+func (in *interp) emitExit(code int) {
+	if in.exiting {
+		return
+	}
+	in.exiting = true
+	p := in.vm.Get("process").ToObject(in.vm)
+	if emit, ok := goja.AssertFunction(p.Get("emit")); ok {
+		if _, err := emit(p, in.vm.ToValue("exit"), in.vm.ToValue(code)); err != nil {
+			panic(exitCode(in.report(err)))
+		}
+	}
+}
+
+// start sets up the globals and runs the script (or -e/-p code), and
+// returns a non-zero exit code when it failed.
+func (in *interp) start(args []string, stdin io.Reader) int {
 	in.vm.SetFieldNameMapper(goja.TagFieldNameMapper("json", true))
 	script := path.Clean(args[1])
 	var eval func() goja.Value
@@ -107,15 +153,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintln(in.stderr, "js:", err)
 		return 70
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			c, ok := r.(exitCode)
-			if !ok {
-				panic(r)
-			}
-			code = int(c)
-		}
-	}()
+	in.trackRejections()
 	// Load the script through a JavaScript call, so errors thrown while
 	// loading (a Go panic of a JavaScript value) come back as errors.
 	loader := func() goja.Value { return in.require(script, "/") }
@@ -124,9 +162,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	load, _ := goja.AssertFunction(in.vm.ToValue(loader))
 	if _, err := load(goja.Undefined()); err != nil {
-		return in.report(err)
+		c := in.report(err)
+		in.emitExit(c)
+		return c
 	}
-	return in.pendingExitCode()
+	in.checkRejections()
+	return 0
 }
 
 // isEvalFlag reports whether a is node's -e/--eval or -p/--print.
@@ -198,25 +239,6 @@ func (in *interp) throw(format string, a ...any) {
 
 func (in *interp) setup(args []string, stdin io.Reader) error {
 	vm := in.vm
-	console := vm.NewObject()
-	out := func(w *bufio.Writer) func(goja.FunctionCall) goja.Value {
-		return func(c goja.FunctionCall) goja.Value {
-			parts := make([]string, len(c.Arguments))
-			for i, a := range c.Arguments {
-				parts[i] = in.format(a, i == 0)
-			}
-			_, _ = w.WriteString(strings.Join(parts, " ") + "\n")
-			return goja.Undefined()
-		}
-	}
-	for _, n := range []string{"log", "info", "debug"} {
-		set(console, n, out(in.stdout))
-	}
-	for _, n := range []string{"error", "warn"} {
-		set(console, n, out(in.stderr))
-	}
-	setGlobal(vm, "console", console)
-
 	process := vm.NewObject()
 	argv := append([]string{"js"}, args[1:]...)
 	set(process, "argv", argv)
@@ -230,9 +252,11 @@ func (in *interp) setup(args []string, stdin io.Reader) error {
 	set(process, "platform", "wasi")
 	set(process, "exit", func(c goja.FunctionCall) goja.Value {
 		code := in.pendingExitCode()
-		if len(c.Arguments) > 0 {
+		if len(c.Arguments) > 0 && !goja.IsUndefined(c.Argument(0)) {
 			code = int(c.Argument(0).ToInteger())
 		}
+		set(process, "exitCode", code)
+		in.emitExit(code)
 		_ = in.stdout.Flush()
 		_ = in.stderr.Flush()
 		panic(exitCode(code))
@@ -254,7 +278,8 @@ func (in *interp) setup(args []string, stdin io.Reader) error {
 
 	in.stdinRead(stdin)
 	setGlobal(vm, "fetch", in.fetch)
-	return nil
+	in.rawImmediate, _ = goja.AssertFunction(vm.Get("setImmediate"))
+	return in.setupNode()
 }
 
 // stdinRead keeps stdin to read lazily on first use of /dev/stdin.
@@ -303,15 +328,8 @@ func (in *interp) format(v goja.Value, first bool) string {
 // It throws (panics with) a JavaScript error when the module cannot load.
 func (in *interp) require(name, dir string) goja.Value {
 	bare := strings.TrimPrefix(name, "node:")
-	switch bare {
-	case "fs", "fs/promises":
-		return in.fsModule()
-	case "path":
-		return in.pathModule()
-	case "process":
-		return in.vm.Get("process")
-	case "child_process":
-		return in.childProcessModule()
+	if v, ok := in.coreModule(bare); ok {
+		return v
 	}
 	if why, ok := unavailable[bare]; ok {
 		in.throw("skillrun: require(%q) is not available: %s", name, why)
@@ -346,6 +364,10 @@ func (in *interp) require(name, dir string) goja.Value {
 	code, err = toCommonJS(file, code)
 	if err != nil {
 		in.throw("SyntaxError: %v", err)
+	}
+	if strings.Contains(code, importMetaURL) {
+		// import.meta.url of an ES module (transform.go).
+		code = "var " + importMetaURL + " = require('url').pathToFileURL(__filename).href;" + code
 	}
 	fnv, err := in.vm.RunScript(file, "(function (exports, require, module, __filename, __dirname) {"+code+"\n})")
 	if err != nil {
@@ -387,7 +409,7 @@ func resolve(name, dir string) (string, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("cannot find module %q: skillrun's JavaScript interpreter provides fs, path and process; other packages must be vendored as plain JavaScript under the skill's node_modules/ or lib/ (compiled addons cannot load in the sandbox)", name)
+	return "", fmt.Errorf("cannot find module %q: skillrun's JavaScript interpreter provides Node's built-in modules (fs, path, crypto, url, util, events, ...); other packages must be vendored as plain JavaScript under the skill's node_modules/ or lib/ (compiled addons cannot load in the sandbox)", name)
 }
 
 func resolveFile(p string) (string, bool) {
@@ -418,50 +440,6 @@ func resolveFile(p string) (string, bool) {
 	return "", false
 }
 
-func (in *interp) pathModule() goja.Value {
-	o := in.vm.NewObject()
-	set(o, "sep", "/")
-	set(o, "join", func(parts ...string) string { return path.Join(parts...) })
-	set(o, "resolve", func(parts ...string) string {
-		p := workdir()
-		for _, s := range parts {
-			if path.IsAbs(s) {
-				p = s
-			} else {
-				p = path.Join(p, s)
-			}
-		}
-		return path.Clean(p)
-	})
-	set(o, "dirname", path.Dir)
-	set(o, "basename", func(p string, ext ...string) string {
-		b := path.Base(p)
-		if len(ext) > 0 {
-			b = strings.TrimSuffix(b, ext[0])
-		}
-		return b
-	})
-	set(o, "extname", path.Ext)
-	set(o, "isAbsolute", path.IsAbs)
-	set(o, "normalize", path.Clean)
-	set(o, "relative", func(from, to string) string {
-		f := strings.Split(strings.Trim(path.Clean(from), "/"), "/")
-		t := strings.Split(strings.Trim(path.Clean(to), "/"), "/")
-		i := 0
-		for i < len(f) && i < len(t) && f[i] == t[i] && f[i] != "" {
-			i++
-		}
-		var up []string
-		for range f[i:] {
-			if f[0] != "" {
-				up = append(up, "..")
-			}
-		}
-		return path.Join(append(up, t[i:]...)...)
-	})
-	return o
-}
-
 // fsPath makes a script's path absolute, relative to the working folder.
 func fsPath(p string) string {
 	if !path.IsAbs(p) {
@@ -478,130 +456,6 @@ func workdir() string {
 		return d
 	}
 	return "/"
-}
-
-// fsError turns a Go file error into a Node-like Error with code.
-func (in *interp) fsError(op, p string, err error) {
-	code := "EIO"
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		code = "ENOENT"
-	case errors.Is(err, fs.ErrPermission):
-		code = "EACCES"
-	case errors.Is(err, fs.ErrExist):
-		code = "EEXIST"
-	case strings.Contains(err.Error(), "read-only file system"):
-		code = "EROFS"
-	}
-	hint := ""
-	if code == "ENOENT" || code == "EACCES" || code == "EROFS" {
-		hint = " (the sandbox shows only the folders the grant mounts: /skill read-only and /workspace as granted)"
-	}
-	e := in.vm.NewGoError(fmt.Errorf("%s: %s, %s '%s'%s", code, strings.TrimPrefix(unwrapMsg(err), "open "), op, p, hint))
-	set(e, "code", code)
-	set(e, "path", p)
-	panic(e)
-}
-
-func unwrapMsg(err error) string {
-	if pe, ok := errors.AsType[*fs.PathError](err); ok {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-func (in *interp) fsModule() goja.Value {
-	o := in.vm.NewObject()
-	readFile := func(p string) string {
-		if p == "/dev/stdin" || p == "0" {
-			s, _ := goja.AssertFunction(in.vm.Get("__stdin"))
-			v, _ := s(goja.Undefined())
-			return v.String()
-		}
-		b, err := os.ReadFile(fsPath(p))
-		if err != nil {
-			in.fsError("open", p, err)
-		}
-		return string(b)
-	}
-	writeFile := func(flag int) func(p string, data goja.Value) {
-		return func(p string, data goja.Value) {
-			f, err := os.OpenFile(fsPath(p), os.O_WRONLY|os.O_CREATE|flag, 0o644)
-			if err != nil {
-				in.fsError("open", p, err)
-			}
-			if _, err := f.WriteString(data.String()); err != nil {
-				_ = f.Close()
-				in.fsError("write", p, err)
-			}
-			if err := f.Close(); err != nil {
-				in.fsError("close", p, err)
-			}
-		}
-	}
-	readdir := func(p string) []string {
-		ents, err := os.ReadDir(fsPath(p))
-		if err != nil {
-			in.fsError("scandir", p, err)
-		}
-		names := make([]string, len(ents))
-		for i, e := range ents {
-			names[i] = e.Name()
-		}
-		sort.Strings(names)
-		return names
-	}
-	exists := func(p string) bool {
-		_, err := os.Stat(fsPath(p))
-		return err == nil
-	}
-	mkdir := func(p string, opts map[string]any) {
-		var err error
-		if r, _ := opts["recursive"].(bool); r {
-			err = os.MkdirAll(fsPath(p), 0o755)
-		} else {
-			err = os.Mkdir(fsPath(p), 0o755)
-		}
-		if err != nil {
-			in.fsError("mkdir", p, err)
-		}
-	}
-	stat := func(p string) *goja.Object {
-		fi, err := os.Stat(fsPath(p))
-		if err != nil {
-			in.fsError("stat", p, err)
-		}
-		s := in.vm.NewObject()
-		set(s, "size", fi.Size())
-		set(s, "mtimeMs", fi.ModTime().UnixMilli())
-		set(s, "isFile", func() bool { return fi.Mode().IsRegular() })
-		set(s, "isDirectory", func() bool { return fi.IsDir() })
-		return s
-	}
-	unlink := func(p string) {
-		if err := os.Remove(fsPath(p)); err != nil {
-			in.fsError("unlink", p, err)
-		}
-	}
-	rename := func(from, to string) {
-		if err := os.Rename(fsPath(from), fsPath(to)); err != nil {
-			in.fsError("rename", from, err)
-		}
-	}
-	for name, fn := range map[string]any{
-		"readFileSync": readFile, "readFile": readFile,
-		"writeFileSync": writeFile(os.O_TRUNC), "writeFile": writeFile(os.O_TRUNC),
-		"appendFileSync": writeFile(os.O_APPEND), "appendFile": writeFile(os.O_APPEND),
-		"readdirSync": readdir, "readdir": readdir,
-		"existsSync": exists,
-		"mkdirSync":  mkdir, "mkdir": mkdir,
-		"statSync": stat, "stat": stat,
-		"unlinkSync": unlink, "unlink": unlink,
-		"renameSync": rename, "rename": rename,
-	} {
-		set(o, name, fn)
-	}
-	return o
 }
 
 // fetch is a synchronous fetch() returning a settled Promise, through the

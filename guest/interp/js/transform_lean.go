@@ -21,5 +21,8 @@ func toCommonJS(file, code string) (string, error) {
 	if esmSyntax.MatchString(code) {
 		return "", fmt.Errorf("%s is an ES module (import/export), required from a CommonJS script: skillrun transforms ES modules when the script it runs is one (rename the entry to .mjs)", file)
 	}
+	if lowerSyntax.MatchString(code) {
+		return "", fmt.Errorf("%s uses for await or an async generator, required from a script that does not: skillrun lowers them when the script it runs uses them", file)
+	}
 	return code, nil
 }

@@ -1,0 +1,15 @@
+const b = Buffer.from('héllo wörld');
+console.log(b.length, b.toString('hex'));
+console.log(b.toString('base64'), Buffer.from(b.toString('base64'), 'base64').toString());
+console.log(Buffer.byteLength('héllo'), Buffer.isBuffer(b), Buffer.isBuffer('x'));
+const c = Buffer.concat([Buffer.from('ab'), Buffer.alloc(2), Buffer.from([0x41, 0x42])]);
+console.log(c, c.length);
+console.log(c.slice(0, 2).toString(), c.subarray(4).toString());
+console.log(Buffer.from('abc').equals(Buffer.from('abc')), Buffer.compare(Buffer.from('a'), Buffer.from('b')));
+const w = Buffer.alloc(8);
+w.writeUInt32BE(0xdeadbeef, 0);
+w.writeInt16LE(-2, 4);
+console.log(w.readUInt32BE(0).toString(16), w.readInt16LE(4), w);
+console.log(JSON.stringify(Buffer.from('hi')));
+console.log(Buffer.from('hi').toJSON().data.join(','));
+console.log(typeof Buffer.from('x')[0], Buffer.from('xyz').indexOf('z'));

@@ -1,0 +1,21 @@
+const { setTimeout: sleep } = require('node:timers/promises');
+const order = [];
+setTimeout(() => order.push('t20'), 20);
+setTimeout(() => order.push('t5'), 5);
+const t = setTimeout(() => order.push('cleared'), 1);
+clearTimeout(t);
+let n = 0;
+const iv = setInterval(() => { order.push('iv' + (++n)); if (n === 3) clearInterval(iv); }, 2);
+Promise.resolve().then(() => order.push('micro'));
+queueMicrotask(() => order.push('qm'));
+order.push('sync');
+(async () => {
+  await sleep(40);
+  const v = await sleep(1, 'value');
+  order.push(v);
+  console.log(order.filter((x) => !x.startsWith('iv')).join(' '));
+  console.log(order.filter((x) => x.startsWith('iv')).join(' '));
+  const r = setTimeout(() => console.log('unref fired?'), 100000);
+  r.unref();
+  console.log(typeof r.ref, typeof r.hasRef);
+})();
