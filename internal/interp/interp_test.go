@@ -351,14 +351,14 @@ func TestInstallHint(t *testing.T) {
 // and the words in strings or names, do not.
 func TestNeedsESBuild(t *testing.T) {
 	for code, want := range map[string]bool{
-		"import fs from 'fs';\n":                               true,
-		"const x = 1;\nexport default x;\n":                    true,
-		"for await (const l of rl) console.log(l);\n":          true,
-		"async function* gen() { yield 1; }\n":                 true,
-		"const o = { async *items() { yield 1; } };\n":         true,
-		"const fs = require('fs');\nconsole.log(1);\n":         false,
-		"const awaitable = 1; // for await later\nfoo();\n":    false,
-		"async function f() { await g(); }\n":                  false,
+		"import fs from 'fs';\n":                              true,
+		"const x = 1;\nexport default x;\n":                   true,
+		"for await (const l of rl) console.log(l);\n":         true,
+		"async function* gen() { yield 1; }\n":                true,
+		"const o = { async *items() { yield 1; } };\n":        true,
+		"const fs = require('fs');\nconsole.log(1);\n":        false,
+		"const awaitable = 1; // for await later\nfoo();\n":   false,
+		"async function f() { await g(); }\n":                 false,
 		"const s = 'import x from y';\nmodule.exports = s;\n": false,
 	} {
 		assert.Equal(t, want, NeedsESBuild([]byte(code)), "%q", code)
