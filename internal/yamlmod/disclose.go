@@ -79,6 +79,9 @@ func scriptSkill(t *Tool) (*skills.Skill, error) {
 		"# published skill's script files do (read the skill and the workspace, write the workspace).\n" +
 		"[capabilities]\nread = [\"skill\", \"workspace\"]\nwrite = [\"workspace\"]\n")
 	for _, a := range t.Actions {
+		if a.Script == "" {
+			continue // not implemented yet (findScripts warned)
+		}
 		kind := "source"
 		if filepath.Ext(a.Script) == ".wasm" {
 			kind = "module"
@@ -231,7 +234,7 @@ func toolRef(ref string, set *Set) string {
 	if t := set.Tool(id); t != nil {
 		var names []string
 		for _, a := range t.Actions {
-			if !one || a.Name == action {
+			if (!one || a.Name == action) && a.Implemented() {
 				names = append(names, "`"+a.ToolName()+"`")
 			}
 		}
@@ -246,7 +249,7 @@ func toolRef(ref string, set *Set) string {
 func (s *Set) action(name string) *Action {
 	for _, t := range s.Tools {
 		for _, a := range t.Actions {
-			if a.ToolName() == name {
+			if a.ToolName() == name && a.Implemented() {
 				return a
 			}
 		}

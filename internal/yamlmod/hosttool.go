@@ -75,16 +75,19 @@ func (t *Tool) HostTools(r *scripts.Runner, granted capabilities.Set, o *scripts
 	if o != nil {
 		opts = *o
 	}
-	out := make([]host.Tool, len(t.Actions))
-	for i, a := range t.Actions {
-		out[i] = &actionTool{r: r, t: t, a: a, granted: granted, opts: opts, def: host.ToolDef{
+	out := make([]host.Tool, 0, len(t.Actions))
+	for _, a := range t.Actions {
+		if a.Script == "" {
+			continue // no implementation yet: listed with a warning, not served
+		}
+		out = append(out, &actionTool{r: r, t: t, a: a, granted: granted, opts: opts, def: host.ToolDef{
 			Name:        a.ToolName(),
 			Description: t.description(a),
 			InputSchema: a.InputSchema(),
 			Source:      Source,
 			Plugin:      t.ID,
 			Parallel:    true, // each run has its own sandbox
-		}}
+		}})
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 
+	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/scripts"
 	"github.com/skillrun/skillrun/skills"
 )
@@ -191,4 +192,29 @@ func TestLoadSymlinkOut(t *testing.T) {
 	for _, p := range problems {
 		assert.Contains(t, p.Message, "a symbolic link leads out of the module folder", p.Error())
 	}
+}
+
+// TestUnimplementedActionNotServed: an action declared before its script
+// is written is listed with the tool and not served: the tool's host
+// tools are its implemented actions.
+func TestUnimplementedActionNotServed(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"tools/later/tool.yaml": "tool:\n  id: later\n  actions:\n    - name: done\n      description: Implemented.\n    - name: todo\n      description: Not yet.\n",
+		"tools/later/done.sh":   "echo done\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	set, problems := load(dir, fakeInterpreters)
+	tool := set.Tool("later")
+	require.NotNil(t, tool, "%v", problems)
+	require.Len(t, tool.Actions, 2, "both actions are listed")
+	var served []string
+	for _, ht := range tool.HostTools(nil, capabilities.Set{}, nil) {
+		served = append(served, ht.Definition().Name)
+	}
+	assert.Equal(t, []string{"later__done"}, served)
+	assert.Nil(t, tool.ScriptSkill().Manifest.Scripts["todo"])
 }

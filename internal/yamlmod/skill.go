@@ -255,13 +255,18 @@ func (l *loader) resolveTool(ref string) ([]string, string) {
 	case !one:
 		var out []string
 		for _, a := range t.Actions {
-			out = append(out, a.ToolName())
+			if a.Implemented() {
+				out = append(out, a.ToolName())
+			}
 		}
 		return out, ""
 	}
 	var have []string
 	for _, a := range t.Actions {
 		if a.Name == action {
+			if !a.Implemented() {
+				return nil, fmt.Sprintf("tool %s's action %q has no implementation yet", id, action)
+			}
 			return []string{a.ToolName()}, ""
 		}
 		have = append(have, a.Name)

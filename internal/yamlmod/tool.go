@@ -266,7 +266,9 @@ func (l *loader) findScripts(p *parser, t *Tool) {
 		switch {
 		case bad:
 		case len(found) == 0:
-			p.errf(a.Line, fmt.Sprintf("tool.actions[%d]", i), "action %s has no script: add %s (or .py, .js, .wasm) to %s, or to its scripts/ folder",
+			// Declared before it is written: the tool and what names it
+			// load; the action is not served until its script is there.
+			p.warnf(a.Line, fmt.Sprintf("tool.actions[%d]", i), "action %s has no implementation yet, so it is not served: add %s (or .py, .js, .wasm) to %s, or to its scripts/ folder",
 				a.Name, a.Name+".sh", path.Join(ToolsFolder, t.ID))
 		case len(found) == 1:
 			a.Script = found[0]

@@ -190,6 +190,11 @@ type Action struct {
 // ToolName is the name the action is served under: <tool>__<action>.
 func (a *Action) ToolName() string { return a.tool + "__" + a.Name }
 
+// Implemented reports whether the action has its script: one declared in
+// tool.yaml before it is written is listed (with a warning) and not
+// served.
+func (a *Action) Implemented() bool { return a.Script != "" }
+
 // A Param is one parameter of an action.
 type Param struct {
 	Name string `json:"name"`
