@@ -35,9 +35,11 @@ func checkScriptPython(s *skills.Skill, scriptName string, strict bool, stderr i
 	if src == nil {
 		return nil
 	}
-	m, err := pydeps.ScriptPython(file, src)
-	if err != nil || m == nil {
-		return nil // a malformed block is a comment to Python; deps reports it
+	// A malformed block is a comment to Python (deps reports it): only a
+	// block that reads and excludes the sandbox's Python is said.
+	m, _ := pydeps.ScriptPython(file, src)
+	if m == nil {
+		return nil
 	}
 	msg := termsafe.String(s.Name + ": " + m.String())
 	if strict {

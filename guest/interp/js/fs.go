@@ -74,7 +74,7 @@ func (in *interp) fsError(op, p string, err error) {
 	if code == "EACCES" || code == "EROFS" || code == "EPERM" {
 		msg += " (the sandbox shows only the folders the grant mounts: /skill read-only and /workspace as granted)"
 	}
-	e := in.vm.NewGoError(errors.New(msg))
+	e := in.jsError(msg)
 	set(e, "code", code)
 	set(e, "errno", errnos[code])
 	set(e, "syscall", op)
@@ -363,7 +363,7 @@ func (in *interp) fsFuncs() map[string]func(goja.FunctionCall) goja.Value {
 				in.fsError("rm", p, err)
 			}
 			if fi.IsDir() && !recursive {
-				e := vm.NewGoError(fmt.Errorf("Path is a directory: rm returned EISDIR (is a directory) %s", p))
+				e := in.jsError("Path is a directory: rm returned EISDIR (is a directory) " + p)
 				set(e, "code", "ERR_FS_EISDIR")
 				panic(e)
 			}
@@ -498,7 +498,7 @@ func (in *interp) copyTree(from, to string, recursive bool) {
 		return
 	}
 	if !recursive {
-		e := in.vm.NewGoError(fmt.Errorf("Recursive option is required to copy a directory: cp returned EISDIR (%s is a directory (not copied)) %s", from, from))
+		e := in.jsError("Recursive option is required to copy a directory: cp returned EISDIR (" + from + " is a directory (not copied)) " + from)
 		set(e, "code", "ERR_FS_EISDIR")
 		panic(e)
 	}
@@ -608,7 +608,7 @@ func (in *interp) writeStream(c goja.FunctionCall) goja.Value {
 		fn, _ := goja.AssertFunction(cb)
 		var arg goja.Value = goja.Undefined()
 		if werr != nil {
-			arg = vm.NewGoError(werr)
+			arg = in.jsError(werr.Error())
 		}
 		in.callback(fn, []goja.Value{arg})
 	})

@@ -234,7 +234,7 @@ func (in *interp) pendingExitCode() int {
 
 // throw raises a JavaScript Error with msg.
 func (in *interp) throw(format string, a ...any) {
-	panic(in.vm.NewGoError(fmt.Errorf(format, a...)))
+	panic(in.jsError(fmt.Sprintf(format, a...)))
 }
 
 func (in *interp) setup(args []string, stdin io.Reader) error {

@@ -190,7 +190,7 @@ func (in *interp) setupNode() error {
 			b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "="))
 		}
 		if err != nil {
-			panic(in.vm.NewGoError(fmt.Errorf("InvalidCharacterError: The string to be decoded is not correctly encoded")))
+			panic(in.jsError("InvalidCharacterError: The string to be decoded is not correctly encoded"))
 		}
 		return latin1(b)
 	})
@@ -198,7 +198,7 @@ func (in *interp) setupNode() error {
 		b := make([]byte, 0, len(s))
 		for _, r := range s {
 			if r > 0xff {
-				panic(in.vm.NewGoError(fmt.Errorf("InvalidCharacterError: Invalid character")))
+				panic(in.jsError("InvalidCharacterError: Invalid character"))
 			}
 			b = append(b, byte(r))
 		}
@@ -220,6 +220,16 @@ func (in *interp) setupNode() error {
 		}
 	}
 	return nil
+}
+
+// jsError is a JavaScript Error with message msg (name "Error", as
+// Node's own errors are; goja's Go errors are named GoError).
+func (in *interp) jsError(msg string) *goja.Object {
+	e, err := in.vm.New(in.vm.Get("Error"), in.vm.ToValue(msg))
+	if err != nil {
+		panic(err)
+	}
+	return e
 }
 
 // latin1 turns bytes into the string of the code points they are.

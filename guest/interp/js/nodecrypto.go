@@ -72,23 +72,16 @@ func decodeString(s, enc string) ([]byte, error) {
 	case "", "utf8", "utf-8":
 		return []byte(s), nil
 	case "hex":
-		if len(s)%2 == 1 {
-			s = s[:len(s)-1]
-		}
-		b, err := hex.DecodeString(s)
-		if err != nil {
-			// Node stops at the first pair that is not hex.
-			var out []byte
-			for i := 0; i+1 < len(s); i += 2 {
-				c, err := hex.DecodeString(s[i : i+2])
-				if err != nil {
-					break
-				}
-				out = append(out, c...)
+		// Node stops at the first pair that is not hex.
+		out := make([]byte, 0, len(s)/2)
+		for i := 0; i+1 < len(s); i += 2 {
+			hi, lo := unhex(s[i]), unhex(s[i+1])
+			if hi < 0 || lo < 0 {
+				break
 			}
-			return out, nil
+			out = append(out, byte(hi<<4|lo))
 		}
-		return b, nil
+		return out, nil
 	case "base64", "base64url":
 		t := strings.TrimRight(strings.Map(func(r rune) rune {
 			switch r {
@@ -115,7 +108,25 @@ func decodeString(s, enc string) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return nil, fmt.Errorf("Unknown encoding: %s", enc)
+	return nil, unknownEncoding(enc)
+}
+
+// unknownEncoding is Node's error for an encoding it does not know.
+type unknownEncoding string
+
+func (e unknownEncoding) Error() string { return "Unknown encoding: " + string(e) }
+
+// unhex is the value of a hex digit, or -1.
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }
 
 // encodeBytes is b in Node's encoding enc, or a Buffer when enc is empty.
@@ -291,7 +302,7 @@ func (in *interp) cryptoModule() goja.Value {
 	set(o, "timingSafeEqual", func(a, b goja.Value) bool {
 		x, y := in.bytesOf(a, ""), in.bytesOf(b, "")
 		if len(x) != len(y) {
-			panic(vm.NewGoError(fmt.Errorf("Input buffers must have the same byte length")))
+			panic(in.jsError("Input buffers must have the same byte length"))
 		}
 		return subtle.ConstantTimeCompare(x, y) == 1
 	})
@@ -332,7 +343,7 @@ func (in *interp) cryptoModule() goja.Value {
 		p, resolve, reject := vm.NewPromise()
 		h, ok := webHashes[strings.ToLower(name)]
 		if !ok {
-			_ = reject(vm.NewGoError(fmt.Errorf("NotSupportedError: Unrecognized algorithm name")))
+			_ = reject(in.jsError("NotSupportedError: Unrecognized algorithm name"))
 			return vm.ToValue(p)
 		}
 		sum := hashes[h]()

@@ -5,7 +5,6 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
-	"fmt"
 	"io"
 
 	"github.com/dop251/goja"
@@ -104,7 +103,7 @@ func (in *interp) zlibModule() goja.Value {
 
 // zlibError throws Node's error for corrupt input.
 func (in *interp) zlibError(what string, err error) {
-	e := in.vm.NewGoError(fmt.Errorf("%s", what))
+	e := in.jsError(what)
 	set(e, "code", "Z_DATA_ERROR")
 	set(e, "errno", -3)
 	_ = err
