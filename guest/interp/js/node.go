@@ -4,7 +4,6 @@ import (
 	"embed"
 	"encoding/base64"
 	"fmt"
-	neturl "net/url"
 	"path"
 	"strings"
 	"time"
@@ -66,20 +65,6 @@ func (in *interp) coreModule(name string) (goja.Value, bool) {
 		v = require.Require(in.vm, buffer.ModuleName)
 	case "__url_native":
 		v = require.Require(in.vm, url.ModuleName)
-	case "__url_host":
-		o := in.vm.NewObject()
-		set(o, "resolve", func(base, ref string) goja.Value {
-			b, err := neturl.Parse(base)
-			if err != nil || !b.IsAbs() {
-				return goja.Null()
-			}
-			r, err := neturl.Parse(ref)
-			if err != nil {
-				return goja.Null()
-			}
-			return in.vm.ToValue(b.ResolveReference(r).String())
-		})
-		v = o
 	case "crypto":
 		v = in.cryptoModule()
 	case "os":

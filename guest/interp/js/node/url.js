@@ -2,14 +2,46 @@
 // Node's url module: WHATWG URL and URLSearchParams (goja_nodejs), with
 // fileURLToPath, pathToFileURL and the legacy parse, format and resolve.
 const native = require('__url_native');
-const host = require('__url_host');
 const path = require('path');
 const NativeURL = native.URL, URLSearchParams = native.URLSearchParams;
 
+// removeDots is RFC 3986's remove_dot_segments.
+function removeDots(p) {
+  const out = [];
+  const segs = p.split('/');
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i];
+    if (s === '.' || s === '%2e' || s === '%2E') { if (i === segs.length - 1) out.push(''); continue; }
+    if (s === '..' || /^(%2e|\.)(%2e|\.)$/i.test(s)) {
+      if (out.length > 1) out.pop();
+      if (i === segs.length - 1) out.push('');
+      continue;
+    }
+    out.push(s);
+  }
+  return out.join('/');
+}
+
+// resolveRef resolves a relative reference against an absolute base, as
+// RFC 3986 section 5.2 says.
+function resolveRef(base, ref) {
+  const b = new NativeURL(base);
+  const auth = (b.username ? b.username + (b.password ? ':' + b.password : '') + '@' : '') + b.host;
+  const noHash = b.href.replace(/#.*$/, '');
+  if (ref === '') return noHash;
+  if (ref.startsWith('#')) return noHash + ref;
+  if (ref.startsWith('//')) return b.protocol + ref;
+  if (ref.startsWith('?')) return b.protocol + '//' + auth + b.pathname + ref;
+  const m = /^([^?#]*)(.*)$/.exec(ref);
+  let p = m[1];
+  if (!p.startsWith('/')) p = b.pathname.replace(/[^/]*$/, '') + p;
+  return b.protocol + '//' + auth + removeDots(p) + m[2];
+}
+
 // URL is goja_nodejs's, behind a class of ours for two things it does
 // differently from Node: a relative input is resolved against the base
-// as RFC 3986 says (Go's net/url), and searchParams stays live (a change
-// to it changes search and href, and a new search changes it).
+// as RFC 3986 says, and searchParams stays live (a change to it changes
+// search and href, and a new search changes it).
 const kURL = Symbol('url'), kParams = Symbol('params');
 // LiveParams is a URL's searchParams: URLSearchParams over its search,
 // whose changes are written back to it.
@@ -40,10 +72,7 @@ class URL {
     if (base !== undefined) {
       const b = base instanceof URL ? base.href : String(base);
       new NativeURL(b); // throws ERR_INVALID_URL for a bad base
-      if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(input)) {
-        const r = host.resolve(b, input);
-        if (r !== null) abs = r;
-      }
+      if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(input)) abs = resolveRef(b, input);
     }
     this[kURL] = new NativeURL(abs);
     this[kParams] = null;
