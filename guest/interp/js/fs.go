@@ -152,10 +152,7 @@ func (in *interp) statObject(fi fs.FileInfo) *goja.Object {
 	default:
 		mode |= syscall.S_IFREG
 	}
-	var ino, nlink uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino, nlink = st.Ino, st.Nlink
-	}
+	ino, nlink := inode(fi)
 	for k, v := range map[string]any{
 		"size": fi.Size(), "mode": mode, "mtimeMs": ms, "atimeMs": ms, "ctimeMs": ms, "birthtimeMs": ms,
 		"mtime": date(), "atime": date(), "ctime": date(), "birthtime": date(),
