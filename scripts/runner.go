@@ -71,8 +71,11 @@ type Runner struct {
 	sb           *sandbox.Runtime
 	interpreters InterpreterFunc
 	noSnapshots  bool
-	admission    *admission.Controller // the turns of top-level runs (admission.go)
-	progress     io.Writer             // Options.Progress
+	// starts counts the runs of each interpreter whose snapshot is kept
+	// in memory only (snapshot.go: made on the second run).
+	starts    sync.Map              // snapshot key -> *atomic.Int32
+	admission *admission.Controller // the turns of top-level runs (admission.go)
+	progress  io.Writer             // Options.Progress
 }
 
 // New returns a Runner on a new sandbox runtime configured by o (nil

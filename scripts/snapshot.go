@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillrun/skillrun/internal/interp"
@@ -65,6 +66,12 @@ func (r *Runner) startFrom(ctx context.Context, m *sandbox.CompiledModule, in *S
 	own := make([]sandbox.Mount, len(in.Mounts))
 	copy(own, in.Mounts)
 	key := snapshotKey(in, deterministic)
+	if in.Snapshot.MemoryOnly && !r.seenBefore(key) {
+		// A snapshot kept in memory pays off from the second run on: the
+		// first runs fresh, so a Runner that runs the interpreter once (a
+		// one-shot command in its own process) does not make one.
+		return m, mounts
+	}
 	s, err := m.SnapshotOnce(ctx, key, func(ctx context.Context) (*sandbox.Snapshot, error) {
 		return r.loadOrMakeSnapshot(ctx, m, in, own, key, deterministic)
 	})
@@ -81,6 +88,13 @@ func (r *Runner) startFrom(ctx context.Context, m *sandbox.CompiledModule, in *S
 		}
 	}
 	return s, ordered
+}
+
+// seenBefore counts a run of the interpreter under key and reports
+// whether there was one before it.
+func (r *Runner) seenBefore(key string) bool {
+	v, _ := r.starts.LoadOrStore(key, new(atomic.Int32))
+	return v.(*atomic.Int32).Add(1) > 1
 }
 
 // snapshotKey names a snapshot of in: everything its initialisation read.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -219,7 +220,7 @@ func goSourceHashNow(root, pkg string) (string, error) {
 	}
 	// What every Go guest links besides its own package: the process
 	// state of a run from a snapshot.
-	if err := add("guest/interp/internal", true); err != nil {
+	if err := add("guest/interp/internal", true); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	for _, d := range []string{"guest", "internal/abi"} {
