@@ -24,7 +24,8 @@ deps: ## Download the Go modules of skillrun and of the guests built in tests (s
 	cd test/k8s && $(GO) mod download
 
 .PHONY: test
-test: deps ## Run the full test suite with the race detector (what CI runs), then the guest-bound end-to-end tests without it.
+test: deps ## Compile the interpreters for the test binaries, run the full test suite with the race detector (what CI runs), then the guest-bound end-to-end tests without it.
+	$(GO) test -count=1 -run '^TestWarmInterpreters$$' ./scripts
 	$(GO) test -race -count=1 -timeout 20m ./...
 	cd test/k8s && $(GO) test -count=1 ./...
 	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestNativeFromShell|TestAttackNested[A-Za-z]+|TestPillowSuite|TestLxmlSuite|TestGoReactor|TestClient[A-Za-z]+)$$' ./scripts ./cmd/skillrun ./internal/wasmopt ./cmd/skillrun-client
