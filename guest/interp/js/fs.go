@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/dop251/goja"
-	"github.com/dop251/goja_nodejs/buffer"
 )
 
 // Node's fs module over the WASI file system (which holds only the
@@ -643,5 +642,3 @@ func (in *interp) readStream(c goja.FunctionCall) goja.Value {
 	})
 	return r
 }
-
-var _ = buffer.ModuleName

@@ -50,11 +50,11 @@ func (in *interp) zlibModule() goja.Value {
 		return func(data, _ goja.Value) []byte {
 			r, err := newR(bytes.NewReader(in.bytesOf(data, "")))
 			if err != nil {
-				in.zlibError(what, err)
+				in.zlibError(what)
 			}
 			out, err := io.ReadAll(io.LimitReader(r, maxInflated+1))
 			if err != nil {
-				in.zlibError(what, err)
+				in.zlibError(what)
 			}
 			if len(out) > maxInflated {
 				in.throw("RangeError: Cannot create a Buffer larger than %d bytes", maxInflated)
@@ -101,12 +101,12 @@ func (in *interp) zlibModule() goja.Value {
 	return o
 }
 
-// zlibError throws Node's error for corrupt input.
-func (in *interp) zlibError(what string, err error) {
+// zlibError throws Node's error for corrupt input (Node's message, not
+// Go's reason).
+func (in *interp) zlibError(what string) {
 	e := in.jsError(what)
 	set(e, "code", "Z_DATA_ERROR")
 	set(e, "errno", -3)
-	_ = err
 	panic(e)
 }
 
