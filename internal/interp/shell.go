@@ -3,10 +3,12 @@ package interp
 import (
 	"bytes"
 	"context"
+	"embed"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -36,7 +38,10 @@ var shellPatches = []modulePatch{
 		if err := rewriteOnce(osFile, "//go:build !js\n", "//go:build !js && !wasip1\n", osFile); err != nil {
 			return err
 		}
-		return rewriteOnce(jsFile, "//go:build js\n", "//go:build wasip1\n", filepath.Join(dir, "interp", "stdin_wasip1.go"))
+		if err := rewriteOnce(jsFile, "//go:build js\n", "//go:build wasip1\n", filepath.Join(dir, "interp", "stdin_wasip1.go")); err != nil {
+			return err
+		}
+		return patchShellFDs(filepath.Join(dir, "interp"))
 	}},
 	// gojq builds the syntax trees of its builtin definitions in a
 	// package init: 8 ms of every shell command's start in WebAssembly,
@@ -148,4 +153,70 @@ func copyTreeWritable(from, to string) error {
 		}
 		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
 	})
+}
+
+// shellPatchFiles are skillrun's additions to mvdan.cc/sh's interpreter
+// (each written into it as skillrun_NAME): fds.go has descriptors above
+// 2, {var} descriptors, n>&m- and <>, and process substitution through
+// files of the shell's /tmp (WASI has no FIFOs); alias.go has bash's
+// alias and unalias and recursive alias expansion.
+//
+//go:embed shellpatch/*.go
+var shellPatchFiles embed.FS
+
+// fdHooks are where runner.go, api.go and builtin.go call into
+// shellPatchFiles: each from must occur once in its file.
+var fdHooks = []struct{ file, from, to string }{
+	{"api.go", "stderr io.Writer\n", "stderr io.Writer\n\tsk     skState // skillrun: descriptors above 2, process substitution\n"},
+	{"api.go", "origStdout: r.origStdout, // used for process substitutions\n\t}",
+		"origStdout: r.origStdout, // used for process substitutions\n\t\tsk: r.sk.inherit(),\n\t}"},
+	{"runner.go", "ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n",
+		"ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n\t\t\tif runtime.GOOS == \"wasip1\" {\n\t\t\t\treturn r.skProcSubst(ctx, ps)\n\t\t\t}\n"},
+	{"runner.go", "oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr\n",
+		"oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr\n\toldSK := r.skStmtStart()\n\tdefer r.skStmtEnd(ctx)\n"},
+	{"runner.go", "r.keepRedirs = false\n\t} else if len(st.Redirs) > 0 {\n\t\tr.stdin, r.stdout, r.stderr = oldIn, oldOut, oldErr\n",
+		"r.keepRedirs = false\n\t\tr.skKept(oldSK)\n\t} else if len(st.Redirs) > 0 {\n\t\tr.sk.fds = oldSK\n\t\tr.stdin, r.stdout, r.stderr = oldIn, oldOut, oldErr\n"},
+	{"runner.go", "func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {\n",
+		"func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {\n\tif cls, ok, err := r.skRedir(ctx, rd); ok {\n\t\treturn cls, err\n\t}\n"},
+	{"runner.go", "r.handlerCtx(ctx, handlerKindOpen, todoPos)", "r.handlerCtx(ctx, handlerKindOpen, r.sk.pos)"},
+	{"api.go", "type alias struct {\n\targs  []*syntax.Word\n\tblank bool\n", "type alias struct {\n\targs  []*syntax.Word\n\tblank bool\n\tsrc   string\n"},
+	{"runner.go", "args := cm.Args\n\t\tfor i := 0; i < len(args); {\n\t\t\tif !r.opts[optExpandAliases] {",
+		"args := r.skAliases(cm.Args)\n\t\tfor i := len(args); i < len(args); {\n\t\t\tif !r.opts[optExpandAliases] {"},
+	{"builtin.go", "case \"alias\":\n", "case \"alias\":\n\t\treturn r.skAlias(pos, args)\n"},
+	{"builtin.go", "case \"unalias\":\n", "case \"unalias\":\n\t\treturn r.skUnalias(pos, args)\n"},
+	{"api.go", "r.trapCallback(ctx, r.callbackExit, \"exit\")\n\t}\n\tmaps.Insert(r.Vars, r.writeEnv.Each)\n",
+		"r.trapCallback(ctx, r.callbackExit, \"exit\")\n\t}\n\tr.skExit(ctx)\n\tmaps.Insert(r.Vars, r.writeEnv.Each)\n"},
+}
+
+// patchShellFDs adds fdsSource to the interpreter's copy in dir and
+// hooks it in.
+func patchShellFDs(dir string) error {
+	for _, h := range fdHooks {
+		file := filepath.Join(dir, h.file)
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		if n := bytes.Count(b, []byte(h.from)); n != 1 {
+			return fmt.Errorf("%s has %q %d times, where the shell's wasip1 build hooks in once; update internal/interp/shell.go", file, strings.TrimSpace(h.from), n)
+		}
+		if err := os.WriteFile(file, bytes.Replace(b, []byte(h.from), []byte(h.to), 1), 0o644); err != nil {
+			return err
+		}
+	}
+	files, err := fs.Glob(shellPatchFiles, "shellpatch/*.go")
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		b, err := shellPatchFiles.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		b = bytes.Replace(b, []byte("//go:build ignore\n\n"), nil, 1)
+		if err := os.WriteFile(filepath.Join(dir, "skillrun_"+path.Base(f)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

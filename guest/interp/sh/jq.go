@@ -27,6 +27,8 @@ type jqOptions struct {
 	indent                               int
 	names                                []string // $name variables, in order
 	values                               []any
+	// positional are --args/--jsonargs values: $ARGS.positional.
+	positional []any
 }
 
 // jq is jq over gojq, a pure-Go implementation of the jq language.
@@ -65,6 +67,25 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 		return nil, 2
 	}
 	haveFilter := false
+	// After --args or --jsonargs, operands after the filter are $ARGS
+	// values, not files (jq 1.6).
+	argsMode := ""
+	named := map[string]any{}
+	positional := func(a string) (*jqOptions, int) {
+		switch argsMode {
+		case "--args":
+			o.positional = append(o.positional, a)
+		case "--jsonargs":
+			var v any
+			if err := decodeJSON(a, &v); err != nil {
+				return usage("Invalid JSON text passed to --jsonargs")
+			}
+			o.positional = append(o.positional, v)
+		default:
+			o.files = append(o.files, a)
+		}
+		return nil, -1
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		need := func(n int) bool { return i+n < len(args) }
@@ -74,8 +95,14 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 			if !haveFilter && len(rest) > 0 {
 				o.filter, haveFilter, rest = rest[0], true, rest[1:]
 			}
-			o.files = append(o.files, rest...)
+			for _, a := range rest {
+				if _, code := positional(a); code >= 0 {
+					return nil, code
+				}
+			}
 			i = len(args)
+		case a == "--args" || a == "--jsonargs":
+			argsMode = a
 		case a == "--arg" || a == "--argjson" || a == "--slurpfile" || a == "--rawfile":
 			if !need(2) {
 				return usage("%s takes two parameters (e.g. %s varname value)", a, a)
@@ -106,6 +133,7 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 				}
 			}
 			o.names, o.values = append(o.names, "$"+name), append(o.values, v)
+			named[name] = v
 		case a == "--indent":
 			if !need(1) {
 				return usage("--indent takes one parameter")
@@ -167,12 +195,20 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 		case !haveFilter:
 			o.filter, haveFilter = a, true
 		default:
-			o.files = append(o.files, a)
+			if _, code := positional(a); code >= 0 {
+				return nil, code
+			}
 		}
 	}
 	if !haveFilter {
 		return usage("no filter given")
 	}
+	pos := o.positional
+	if pos == nil {
+		pos = []any{}
+	}
+	o.names = append(o.names, "$ARGS")
+	o.values = append(o.values, map[string]any{"positional": pos, "named": named})
 	return o, -1
 }
 
@@ -192,9 +228,13 @@ func jqInputs(e *proc.Env, o *jqOptions) ([]any, error) {
 		r = io.MultiReader(rs...)
 	}
 	if o.nullInput && !o.slurp {
-		// input and inputs still read the rest
+		// input and inputs still read the rest; input that does not parse
+		// is an error only for a filter that reads it (jq reads lazily).
 		vals, err := readInputs(r, o)
-		return append([]any{nil}, vals...), err
+		if err != nil {
+			vals = append(vals, err)
+		}
+		return append([]any{nil}, vals...), nil
 	}
 	vals, err := readInputs(r, o)
 	if err != nil {
@@ -290,6 +330,9 @@ func runJQ(e *proc.Env, o *jqOptions, q *gojq.Query, inputs *sliceIter) (int, er
 				return 0, err
 			}
 			last, seen = out, true
+		}
+		if o.nullInput && !o.slurp {
+			break // -n runs the filter once, on null
 		}
 	}
 	if o.exitStatus {

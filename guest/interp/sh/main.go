@@ -201,6 +201,7 @@ func (sh *shell) runScript(ctx context.Context, src io.Reader, name, dir string,
 		return exitUsage
 	}
 	subshellPipeEnds(file)
+	readFromFD(file)
 	r, err := sh.newRunner(dir, environ, sh.stdin, sh.stdout, sh.stderr)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "sh: %v\n", err)

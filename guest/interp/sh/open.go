@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
+	"syscall"
 
 	"mvdan.cc/sh/v3/interp"
 )
@@ -34,6 +36,13 @@ func (sh *shell) open(ctx context.Context, name string, flag int, perm os.FileMo
 	}
 	f, err := os.OpenFile(p, flag, perm)
 	if err != nil {
+		// A file to create in a folder outside every mount: the sandbox
+		// answers read-only file system, bash on a host no such folder.
+		if errors.Is(err, syscall.EROFS) {
+			if _, serr := os.Stat(path.Dir(p)); errors.Is(serr, fs.ErrNotExist) {
+				err = serr
+			}
+		}
 		return nil, &os.PathError{Op: fmt.Sprintf("%s: line %d:", sh.name, hc.Pos.Line()), Path: name, Err: errors.New(errorText(err))}
 	}
 	return f, nil
