@@ -220,7 +220,7 @@ func (r *Runner) runNative(ctx context.Context, s *skills.Skill, script string, 
 		}
 	}
 	spec := &native.Spec{
-		Path: exe, Args: append([]string{prog, filepath.Join(skillDir, filepath.FromSlash(sc.Source))}, args...),
+		Path: exe, Args: append(nativeArgv(prog, lang, sc, skillDir), args...),
 		Env: env, Dir: dir, ReadOnly: ro, ReadWrite: rw,
 		Stdin: sr.Stdin, Stdout: sr.Stdout, Stderr: sr.Stderr,
 		Timeout: time.Duration(eff.Timeout), Output: int64(eff.Output), Memory: int64(eff.Memory),
@@ -312,4 +312,14 @@ func grantDir(p capabilities.Path, skillDir, workspace string, write bool) (stri
 		return "", fmt.Errorf("%w: %s leads outside %s", capabilities.ErrDenied, p, real)
 	}
 	return dir, nil
+}
+
+// nativeArgv is the native program's command line up to the script's
+// path: a Python script with a Driver runs as python3 -c DRIVER SCRIPT.
+func nativeArgv(prog, lang string, sc *skills.Script, skillDir string) []string {
+	argv := []string{prog}
+	if sc.Driver != "" && lang == interp.Python {
+		argv = append(argv, "-c", sc.Driver)
+	}
+	return append(argv, filepath.Join(skillDir, filepath.FromSlash(sc.Source)))
 }

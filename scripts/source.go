@@ -182,7 +182,11 @@ func (r *Runner) runSourceScript(ctx context.Context, s *skills.Skill, script st
 	own := *sr
 	own.exec = &execService{r: r, s: s, find: find, mounts: all, prot: protected, eff: eff, sr: &own}
 	sr = &own
-	args := append(append([]string{}, in.Args...), path.Join(skillGuestPath, sc.Source))
+	args := append([]string{}, in.Args...)
+	if sc.Driver != "" && lang == interp.Python {
+		args = append(args, "-c", sc.Driver)
+	}
+	args = append(args, path.Join(skillGuestPath, sc.Source))
 	args = append(append(args, sc.Args...), sr.Args...)
 
 	start, all := r.startFrom(ctx, m, in, args, env, all, uint64(eff.Memory), sc.Deterministic)

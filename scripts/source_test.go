@@ -227,6 +227,33 @@ func TestSourceSandboxRefusals(t *testing.T) {
 	}
 }
 
+// TestSourcePythonAsyncio: asyncio.run works in the sandbox (the event
+// loop's self-pipe, a socketpair, is left out: WASI has no sockets and
+// no threads to wake it), timers and queues included.
+func TestSourcePythonAsyncio(t *testing.T) {
+	src := `import asyncio, time
+async def work(i):
+    await asyncio.sleep(0.02 * i)
+    return i * 2
+async def main():
+    start = time.monotonic()
+    got = await asyncio.gather(*(work(i) for i in range(4)))
+    q = asyncio.Queue()
+    await q.put("queued")
+    print(got, await q.get(), time.monotonic() - start >= 0.06)
+    try:
+        await asyncio.wait_for(asyncio.sleep(10), 0.01)
+    except asyncio.TimeoutError:
+        print("timed out")
+asyncio.run(main())
+`
+	s := sourceSkill(t, "", "scripts/x.py", map[string]string{"scripts/x.py": src})
+	r := runSource(t, s, "main", interp.Python, nil)
+	require.NoError(t, r.err)
+	require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
+	assert.Equal(t, "[0, 2, 4, 6] queued True\ntimed out\n", r.stdout)
+}
+
 // TestSourceHostFilesDenied: /etc/passwd (and anything else of the host)
 // does not exist for the script; the workspace is there only as granted.
 func TestSourceHostFilesDenied(t *testing.T) {

@@ -91,6 +91,11 @@ type Script struct {
 	OutputSchema string `toml:"output_schema" json:"output_schema,omitempty"`
 	// Args are passed to the script before the caller's arguments.
 	Args []string `toml:"args" json:"args,omitempty"`
+	// Driver is Python code run in place of a Python Source, which it
+	// gets as its first argument (python -c DRIVER SOURCE ARGS...): how
+	// skillrun runs a file that is a module rather than a program, such
+	// as a YAML module's wrapper.py. A loader sets it; skill.toml cannot.
+	Driver string `toml:"-" json:"-"`
 	// Deterministic runs the script with a fake clock and seeded
 	// randomness (reproducible output) instead of the real clock and
 	// crypto-grade randomness it gets by default.

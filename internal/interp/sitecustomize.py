@@ -185,6 +185,27 @@ def _patch(mod):
     elif name == "multiprocessing":
         for attr in ("Process", "Pool", "Manager"):
             setattr(mod, attr, _refuse("multiprocessing." + attr, _NOPROC))
+    elif name == "asyncio.selector_events":
+        # The event loop wakes itself from other threads and signal
+        # handlers through a socketpair; WASI has neither threads nor
+        # sockets, so asyncio.run would fail before the first await. The
+        # loop runs without it: timers and ready callbacks need none.
+        base = mod.BaseSelectorEventLoop
+
+        def _make_self_pipe(self):
+            self._ssock = self._csock = None
+
+        def _no_op(self, *args):
+            pass
+
+        base._make_self_pipe = _make_self_pipe
+        base._close_self_pipe = _no_op
+        base._write_to_self = _no_op
+        base._read_from_self = _no_op
+
+
+# The modules _patch changes, when (and if) a script imports them.
+_LAZY = ("subprocess", "socket", "multiprocessing", "shutil", "asyncio.selector_events")
 
 
 class _PatchingLoader:
@@ -205,12 +226,12 @@ class _PatchingLoader:
 
 
 class _LazyPatch:
-    """Patches subprocess, socket, multiprocessing and shutil when (and
-    if) a script imports them, so startup stays fast."""
+    """Patches the _LAZY modules when (and if) a script imports them, so
+    startup stays fast."""
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name not in ("subprocess", "socket", "multiprocessing", "shutil"):
+        if name not in _LAZY:
             return None
         import importlib.machinery
         spec = importlib.machinery.PathFinder.find_spec(name, path)
@@ -221,7 +242,7 @@ class _LazyPatch:
 
 
 sys.meta_path.insert(0, _LazyPatch)
-for _name in ("subprocess", "socket", "multiprocessing", "shutil"):
+for _name in _LAZY:
     if _name in sys.modules:  # imported at startup, before the finder
         _patch(sys.modules[_name])
 del _name

@@ -1,6 +1,7 @@
 package yamlmod
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -94,8 +95,18 @@ func scriptSkill(t *Tool) (*skills.Skill, error) {
 		return nil, err
 	}
 	s.Location = filepath.Join(t.Dir, "SKILL.md")
+	for _, a := range t.Actions {
+		if a.viaWrapper {
+			s.Manifest.Scripts[a.key].Driver = wrapperDriver
+		}
+	}
 	return s, nil
 }
+
+// wrapperDriver runs a tool's wrapper.py for one action.
+//
+//go:embed wrapper_driver.py
+var wrapperDriver string
 
 func writeFrontmatter(b *strings.Builder, fm skillFrontmatter) error {
 	out, err := yaml.Marshal(fm)

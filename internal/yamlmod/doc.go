@@ -26,6 +26,8 @@
 //	         actions: [{name, description, returns,
 //	                    parameters: [{name, type, required, default, description}]}]}
 //	DIR/tools/<id>/<action>.{py,js,sh,wasm}   (or in DIR/tools/<id>/scripts/)
+//	DIR/tools/<id>/wrapper.py                 (a class with invoke(action, params),
+//	                                           for the actions without a script)
 //	DIR/agents/<id>.yaml
 //	  agent: {id, skills, tools}
 //

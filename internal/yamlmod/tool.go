@@ -234,8 +234,14 @@ func (p *parser) defaultValue(d *yaml.Node, field string, prm Param) json.RawMes
 	return b
 }
 
+// WrapperFile implements every action of a tool that has no script of
+// its own: a Python class with invoke(action, params), as the ADR's
+// layout has it (wrapper_driver.py runs it).
+const WrapperFile = "wrapper.py"
+
 // findScripts finds the script of each action in the tool's folder:
-// <action>.{py,js,sh,wasm} or scripts/<action>.{...}, exactly one.
+// <action>.{py,js,sh,wasm} or scripts/<action>.{...}, exactly one, or
+// else the folder's wrapper.py.
 func (l *loader) findScripts(p *parser, t *Tool) {
 	root, err := os.OpenRoot(t.Dir)
 	if err != nil {
@@ -243,6 +249,15 @@ func (l *loader) findScripts(p *parser, t *Tool) {
 		return
 	}
 	defer root.Close()
+	switch fi, err := root.Stat(WrapperFile); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		p.errf(0, "", "%s: %v", WrapperFile, describeFSError(err))
+	case !fi.Mode().IsRegular():
+		p.errf(0, "", "%s is not a regular file", WrapperFile)
+	default:
+		t.wrapper = true
+	}
 	for i, a := range t.Actions {
 		var found []string
 		bad := false
@@ -265,11 +280,14 @@ func (l *loader) findScripts(p *parser, t *Tool) {
 		}
 		switch {
 		case bad:
+		case len(found) == 0 && t.wrapper:
+			// The ADR's layout: one wrapper.py with invoke(action, params).
+			a.Script, a.viaWrapper = WrapperFile, true
 		case len(found) == 0:
 			// Declared before it is written: the tool and what names it
 			// load; the action is not served until its script is there.
-			p.warnf(a.Line, fmt.Sprintf("tool.actions[%d]", i), "action %s has no implementation yet, so it is not served: add %s (or .py, .js, .wasm) to %s, or to its scripts/ folder",
-				a.Name, a.Name+".sh", path.Join(ToolsFolder, t.ID))
+			p.warnf(a.Line, fmt.Sprintf("tool.actions[%d]", i), "action %s has no implementation yet, so it is not served: add %s (or .py, .js, .wasm) to %s, or to its scripts/ folder, or a %s whose class implements invoke(action, params)",
+				a.Name, a.Name+".sh", path.Join(ToolsFolder, t.ID), WrapperFile)
 		case len(found) == 1:
 			a.Script = found[0]
 		default:

@@ -145,6 +145,7 @@ type Tool struct {
 
 	requires []Requirement
 	skill    *skills.Skill // the folder as a skill with a generated manifest
+	wrapper  bool          // the folder has a wrapper.py
 }
 
 // Requires returns the tool's requires list, each entry checked: an
@@ -179,12 +180,14 @@ type Action struct {
 	// mapping given as its JSON.
 	Returns string `json:"returns,omitempty"`
 	// Script is the file that implements the action, relative to the
-	// tool's folder: <action>.{py,js,sh,wasm}, or the same in scripts/.
+	// tool's folder: <action>.{py,js,sh,wasm}, or the same in scripts/,
+	// or the folder's wrapper.py.
 	Script string `json:"script"`
 	Line   int    `json:"-"`
 
-	tool string // the tool's id
-	key  string // the script's name in the generated skill.toml
+	tool       string // the tool's id
+	key        string // the script's name in the generated skill.toml
+	viaWrapper bool   // Script is the tool's wrapper.py
 }
 
 // ToolName is the name the action is served under: <tool>__<action>.
