@@ -44,8 +44,32 @@ func Discover(roots []skills.Root, warn io.Writer) *Catalog {
 	if warn == nil {
 		warn = io.Discard
 	}
-	c := &Catalog{Roots: roots, Discovery: skills.Discover(roots, nil)}
-	for _, r := range roots {
+	// A .AchillesSkills folder may hold Agent Skills (<name>/SKILL.md)
+	// beside the Markdown skills: each is searched as a root of its own,
+	// right after the root it is in (skills.Discover skips hidden
+	// folders, so it is not found twice; a root that is itself a
+	// .AchillesSkills folder is searched whole).
+	listings := make([]*mdskill.Listing, len(roots))
+	var agentRoots []skills.Root
+	for i, r := range roots {
+		agentRoots = append(agentRoots, r)
+		if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
+			continue
+		}
+		l, err := mdskill.List(r.Dir)
+		if err != nil {
+			fmt.Fprintf(warn, "skillrun: %s: %s\n", termsafe.String(r.Dir), termsafe.String(err.Error()))
+			continue
+		}
+		listings[i] = l
+		if filepath.Base(filepath.Clean(r.Dir)) != mdskill.Folder {
+			for _, d := range l.AgentSkills {
+				agentRoots = append(agentRoots, skills.Root{Dir: d, Origin: r.Origin})
+			}
+		}
+	}
+	c := &Catalog{Roots: roots, Discovery: skills.Discover(agentRoots, nil)}
+	for i, r := range roots {
 		if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
 			continue
 		}
@@ -56,7 +80,10 @@ func Discover(roots []skills.Root, warn io.Writer) *Catalog {
 			}
 			c.yaml = append(c.yaml, set)
 		}
-		list, problems := mdskill.LoadDir(r.Dir)
+		if listings[i] == nil {
+			continue
+		}
+		list, problems := listings[i].Load()
 		for _, p := range problems {
 			fmt.Fprintf(warn, "skillrun: %s\n", termsafe.String(p.Error()))
 		}

@@ -83,7 +83,9 @@ func modelProvider(models mdskill.Models) func(string) (agent.Provider, error) {
 	}
 }
 
-// fallback calls a tool of first, or of second when first has none.
+// fallback calls a tool of first, or of second when first has none. It
+// lists and looks up the same way, so that an oskill's session can offer
+// the tools (mdrun.ToolSource).
 type fallback struct{ first, second *host.Registry }
 
 func (f fallback) Call(ctx context.Context, name string, input json.RawMessage) (*host.ToolResult, error) {
@@ -92,3 +94,22 @@ func (f fallback) Call(ctx context.Context, name string, input json.RawMessage) 
 	}
 	return f.second.Call(ctx, name, input)
 }
+
+func (f fallback) Lookup(name string) (host.Tool, bool) {
+	if t, ok := f.first.Lookup(name); ok {
+		return t, true
+	}
+	return f.second.Lookup(name)
+}
+
+func (f fallback) List() []host.ToolDef {
+	out := f.first.List()
+	for _, d := range f.second.List() {
+		if _, ok := f.first.Lookup(d.Name); !ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var _ mdrun.ToolSource = fallback{}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,18 +68,35 @@ func fingerprint(roots []skills.Root) string {
 			return nil
 		})
 		// The Markdown skills' folder may be a symbolic link, which the
-		// walk does not follow.
+		// walk does not follow: its files and its skill folders' files
+		// are summed here.
 		md := filepath.Join(r.Dir, mdskill.Folder)
-		if entries, err := os.ReadDir(md); err == nil {
-			for _, e := range entries {
-				if n++; n > maxWatchEntries {
-					break
-				}
-				if fi, err := os.Stat(filepath.Join(md, e.Name())); err == nil {
-					fmt.Fprintf(h, "%s\x00%d\x00%d\n", filepath.Join(md, e.Name()), fi.Size(), fi.ModTime().UnixNano())
-				}
-			}
+		if fi, err := os.Lstat(md); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			sumFolder(h, md, 2, &n)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sumFolder sums the names, sizes and times of dir's entries, and of its
+// folders' down to depth levels, following symbolic links.
+func sumFolder(h io.Writer, dir string, depth int, n *int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if *n++; *n > maxWatchEntries {
+			return
+		}
+		p := filepath.Join(dir, e.Name())
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, fi.Size(), fi.ModTime().UnixNano())
+		if fi.IsDir() && depth > 1 && !strings.HasPrefix(e.Name(), ".") {
+			sumFolder(h, p, depth-1, n)
+		}
+	}
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,16 +18,16 @@ import (
 )
 
 // isMarkdownSkillFile reports whether target is a Markdown skill file
-// (<name>.<kind>.md in a .AchillesSkills folder), which `run` runs as its
-// kind rather than as a skill folder.
+// (<name>.<kind>.md in a .AchillesSkills folder, or <kind>.md in a skill
+// folder of one), which `run` runs as its kind rather than as a skill
+// folder.
 func isMarkdownSkillFile(target string) bool {
 	fi, err := os.Stat(target)
-	return err == nil && !fi.IsDir() && filepath.Base(filepath.Dir(filepath.Clean(target))) == mdskill.Folder &&
-		strings.HasSuffix(target, ".md")
+	return err == nil && !fi.IsDir() && mdskill.IsSkillFile(target) && mdskill.RootOf(target) != ""
 }
 
 // runMarkdownSkill is `skillrun run DIR/.AchillesSkills/x.<kind>.md
-// --input JSON`: the skill called once as its tool, with the input checked
+// (or DIR/.AchillesSkills/x/<kind>.md) --input JSON`: the skill called once as its tool, with the input checked
 // against its parameters, the other skills of its folder and the
 // workspace tools (under the workspace grant of the flags) within reach
 // of its steps. The result goes to stdout; a failed call is its message
@@ -67,7 +65,7 @@ func runMarkdownSkill(cmd *cobra.Command, f *runFlags, target string) error {
 	if fi, err := os.Stat(f.workspace); err == nil && fi.IsDir() {
 		cfg.Workspace, cfg.WorkspaceGrant = f.workspace, r.Workspace()
 	}
-	set, err := toolset.New(ctx, toolset.Discover([]skills.Root{{Dir: filepath.Dir(filepath.Dir(filepath.Clean(target)))}}, nil), cfg)
+	set, err := toolset.New(ctx, toolset.Discover([]skills.Root{{Dir: mdskill.RootOf(target)}}, nil), cfg)
 	if err != nil {
 		return usageErr("%v", err)
 	}

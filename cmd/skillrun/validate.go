@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"errors"
@@ -61,7 +62,7 @@ type validateResult struct {
 func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 	v := &validator{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), asJSON: asJSON, code: exitOK, results: []validateResult{}}
 	for _, arg := range args {
-		md, onlyMD, err := markdownSkills(arg)
+		md, agents, onlyMD, err := markdownSkills(arg)
 		ym := yamlModuleResults(arg)
 		md = append(md, ym...)
 		if len(ym) > 0 && len(skills.FindSkills(arg).Paths) == 0 {
@@ -69,6 +70,9 @@ func runValidate(cmd *cobra.Command, args []string, asJSON bool) error {
 		}
 		for _, r := range md {
 			v.add(r, exitInvalid)
+		}
+		for _, p := range agents {
+			v.skill(p)
 		}
 		if err != nil {
 			v.failed(arg, err)
@@ -166,14 +170,17 @@ func printValidateResult(stdout, stderr io.Writer, r validateResult) {
 }
 
 // markdownSkills validates the Markdown skills (AchillesAgentLib's
-// .AchillesSkills/<name>.<kind>.md) arg names: arg itself when it is one
-// such file, or those of its .AchillesSkills folder. onlyMD says arg holds
+// .AchillesSkills/<name>.<kind>.md and .AchillesSkills/<name>/<kind>.md)
+// arg names: arg itself when it is one such file, or those of its
+// .AchillesSkills folder, each file with its problems (and a result for
+// each entry refused). agents are the Agent Skills (SKILL.md) of that
+// folder, which the caller validates as skills. onlyMD says arg holds
 // nothing else to validate: a Markdown skill file, a .AchillesSkills
 // folder, or a folder with Markdown skills and no SKILL.md skill.
-func markdownSkills(arg string) (results []validateResult, onlyMD bool, err error) {
+func markdownSkills(arg string) (results []validateResult, agents []string, onlyMD bool, err error) {
 	fi, err := os.Stat(arg)
 	if err != nil {
-		return nil, false, nil //nolint:nilerr // expandSkillPaths reports it
+		return nil, nil, false, nil //nolint:nilerr // expandSkillPaths reports it
 	}
 	one := func(s *mdskill.Skill, file string, ps skills.Problems) validateResult {
 		r := validateResult{Path: file, Valid: ps.Errors() == nil, Problems: append(skills.Problems{}, ps...)}
@@ -184,23 +191,32 @@ func markdownSkills(arg string) (results []validateResult, onlyMD bool, err erro
 	}
 	base := filepath.Base(filepath.Clean(arg))
 	if !fi.IsDir() {
-		if base == "SKILL.md" || !strings.HasSuffix(base, ".md") || !strings.Contains(strings.TrimSuffix(base, ".md"), ".") {
-			return nil, false, nil
+		if !mdskill.IsSkillFile(arg) {
+			return nil, nil, false, nil
 		}
 		s, ps := mdskill.Load(arg)
-		return []validateResult{one(s, arg, ps)}, true, nil
+		return []validateResult{one(s, arg, ps)}, nil, true, nil
 	}
-	files, err := mdskill.Files(arg)
+	l, err := mdskill.List(arg)
 	if err != nil {
-		return nil, true, err
+		return nil, nil, true, err
 	}
-	if len(files) == 0 {
-		return nil, base == mdskill.Folder, nil
+	// Nothing else to validate: the folder is .AchillesSkills, or holds
+	// no Agent Skill outside it.
+	onlyMD = base == mdskill.Folder || len(skills.FindSkills(arg).Paths) == 0
+	if len(l.Files) == 0 && len(l.Problems) == 0 {
+		return nil, l.AgentSkills, onlyMD && (base == mdskill.Folder || len(l.AgentSkills) > 0), nil
 	}
-	list, ps := mdskill.LoadDir(arg)
+	list, ps := l.Load()
 	byFile := map[string]*mdskill.Skill{}
 	for _, s := range list {
 		byFile[s.File] = s
+	}
+	files := slices.Clone(l.Files)
+	for _, p := range ps {
+		if !slices.Contains(files, p.File) {
+			files = append(files, p.File) // an entry refused, a spec file
+		}
 	}
 	for _, f := range files {
 		var mine skills.Problems
@@ -211,7 +227,7 @@ func markdownSkills(arg string) (results []validateResult, onlyMD bool, err erro
 		}
 		results = append(results, one(byFile[f], f, mine))
 	}
-	return results, base == mdskill.Folder || len(skills.FindSkills(arg).Paths) == 0, nil
+	return results, l.AgentSkills, onlyMD, nil
 }
 
 // yamlModuleResults validates the YAML modules of the folder arg

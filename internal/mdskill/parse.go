@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,11 +35,12 @@ type section struct {
 }
 
 // Parse reads a Markdown skill. file is its path: the name and kind come
-// from its base name (<name>.<kind>.md). Every problem found is
+// from its base name (<name>.<kind>.md) or, for a descriptor <kind>.md,
+// from its folder's name (the folder layout). Every problem found is
 // returned, each with its line; the skill is nil when any is an error.
 func Parse(data []byte, file string) (*Skill, skills.Problems) {
 	p := &parser{file: file}
-	name, kind, err := kindOf(filepath.Base(file))
+	name, kind, folder, err := kindOf(file)
 	if err != nil {
 		p.errf(0, "kind", "%v", err)
 		return nil, p.problems
@@ -53,51 +55,84 @@ func Parse(data []byte, file string) (*Skill, skills.Problems) {
 	}
 	data = trimBOM(data)
 	s := &Skill{Name: name, Kind: kind, File: file, Parameters: []Param{}}
+	if folder {
+		s.Dir = filepath.Dir(file)
+	}
 	title, sections := split(string(data))
 	switch {
 	case title == nil:
 		p.errf(1, "title", "no `# %s` heading: a Markdown skill starts with its name as the title", name)
-	case strings.TrimSpace(title.title) != name:
+	case strings.TrimSpace(title.title) != name && !folder:
+		// In the folder layout the folder names the skill and the title
+		// is a display title, as AchillesAgentLib has it.
 		p.warnf(title.line, "title", "the title %q is not the file's name %q; the file's name is the skill's", title.title, name)
 	}
 	if title != nil {
+		s.Title = strings.TrimSpace(title.title)
 		s.Description = firstParagraph(title.lines)
 	}
-	if s.Description == "" {
-		line := 1
-		if title != nil {
-			line = title.line
-		}
-		p.errf(line, "description", "no description: the first paragraph under the title says what the skill does")
-	}
 	seen := map[string]int{}
+	text := map[string]string{} // the sections kept as text, by key
 	for _, sec := range sections {
-		key := strings.ToLower(strings.Join(strings.Fields(sec.title), " "))
+		key := sectionKey(sec.title)
+		if canon, ok := sectionAliases[key]; ok {
+			key = canon
+		}
 		if first, dup := seen[key]; dup {
 			p.errf(sec.line, key, "a second ## %s section (the first is on line %d)", sec.title, first)
 			continue
 		}
 		seen[key] = sec.line
 		switch key {
-		case "system prompt":
-			s.SystemPrompt = strings.TrimSpace(strings.Join(sec.lines, "\n"))
 		case "parameters":
 			s.Parameters = p.params(sec, "parameters")
 		case "config":
 			s.Config = p.config(sec)
-		case "examples":
-			s.Examples = strings.TrimSpace(strings.Join(sec.lines, "\n"))
 		case "tools":
 			s.Tools = p.tools(sec)
 		case "orchestration":
 			s.Steps = p.steps(sec)
 		case "fields":
-			s.Fields = p.fields(sec)
+			s.Fields = p.fields(sec, s)
 		case "database":
 			s.Database = p.database(sec)
+		case "allowed-skills":
+			s.AllowedSkills = p.names(sec, key)
+		case "allowed-prep-skills":
+			s.AllowedPrepSkills = p.names(sec, key)
+			if s.AllowedPrepSkills == nil {
+				s.AllowedPrepSkills = []string{} // present and empty: none
+			}
+		case "allowed-agents":
+			s.AllowedAgents = p.names(sec, key)
 		default:
-			p.warnf(sec.line, "", "section ## %s means nothing to skillrun; it is ignored", sec.title)
+			if _, ok := textSections[key]; ok {
+				text[key] = strings.TrimSpace(strings.Join(sec.lines, "\n"))
+			} else if !slices.Contains(upstreamSections, key) {
+				p.warnf(sec.line, "", "section ## %s means nothing to skillrun; it is ignored", sec.title)
+			}
 		}
+	}
+	s.SystemPrompt = text["system-prompt"]
+	s.Examples, s.Help = text["examples"], text["help"]
+	s.Instructions, s.Preparation = text["instructions"], text["preparation"]
+	s.SessionType = strings.ToLower(strings.Trim(text["session-type"], "`* \t\n"))
+	s.InputFormat, s.OutputFormat, s.Constraints = text["input-format"], text["output-format"], text["constraints"]
+	s.TablePurpose = text["table-purpose"]
+	if s.Description == "" {
+		// AchillesAgentLib's descriptors often say it in a section.
+		for _, key := range []string{"description", "summary", "table-purpose"} {
+			if s.Description = text[key]; s.Description != "" {
+				break
+			}
+		}
+	}
+	if s.Description == "" {
+		line := 1
+		if title != nil {
+			line = title.line
+		}
+		p.errf(line, "description", "no description: the first paragraph under the title (or a ## Description section) says what the skill does")
 	}
 	if s.SystemPrompt == "" {
 		s.SystemPrompt = s.Description
@@ -108,6 +143,57 @@ func Parse(data []byte, file string) (*Skill, skills.Problems) {
 	}
 	return s, p.problems
 }
+
+// sectionKey is a heading as AchillesAgentLib keys it: lower case, each
+// run of characters other than letters and digits one -.
+func sectionKey(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// sectionAliases map the headings AchillesAgentLib accepts for a section
+// to the key skillrun reads it by.
+var sectionAliases = map[string]string{
+	"prompt":                     "system-prompt",
+	"allowed-tools":              "tools",
+	"guidance":                   "instructions",
+	"orchestration-guidance":     "instructions",
+	"prep":                       "preparation",
+	"context-prep":               "preparation",
+	"skills":                     "allowed-skills",
+	"skill-allowlist":            "allowed-skills",
+	"skill-allow-list":           "allowed-skills",
+	"allowed-preparation-skills": "allowed-prep-skills",
+	"prep-skills":                "allowed-prep-skills",
+	"agents":                     "allowed-agents",
+	"agent-allowlist":            "allowed-agents",
+	"session":                    "session-type",
+}
+
+// textSections are the sections kept as their text.
+var textSections = map[string]struct{}{
+	"system-prompt": {}, "examples": {}, "help": {}, "description": {}, "summary": {},
+	"instructions": {}, "preparation": {}, "session-type": {},
+	"input-format": {}, "output-format": {}, "constraints": {}, "table-purpose": {},
+}
+
+// upstreamSections are sections of AchillesAgentLib's kinds that skillrun
+// reads past without a word: they mean something there (intent routing,
+// role access, generated code's rules) and nothing here.
+var upstreamSections = []string{"intents", "fallback", "fallback-text", "role-access-policy", "relationships",
+	"business-rules", "delete-guard", "interactive-fields", "list-extra-fields", "overview"}
 
 type parser struct {
 	file     string
@@ -376,6 +462,10 @@ func (p *parser) steps(sec *section) []Step {
 		p.errf(line+root.Line-1, "orchestration", "steps: %v", err)
 		return nil
 	}
+	if len(raw.Steps) == 0 {
+		p.errf(line, "orchestration", "no steps")
+		return nil
+	}
 	if len(raw.Steps) > maxSteps {
 		p.errf(line, "orchestration", "%d steps, over the limit of %d", len(raw.Steps), maxSteps)
 		return nil
@@ -432,15 +522,38 @@ func refuseYAML(n *yaml.Node, depth int) (string, int) {
 }
 
 // checkKind checks what each kind needs: an mskill's tools and steps, an
-// oskill's steps, templates that name known inputs and earlier steps.
+// oskill's steps or session, templates that name known inputs and earlier
+// steps, a cskill's input format.
 func (p *parser) checkKind(s *Skill, seen map[string]int) {
-	needsSteps := s.Kind == KindMCP || s.Kind == KindOrchestrator
-	if needsSteps {
+	switch s.Kind {
+	case KindMCP:
 		if _, ok := seen["orchestration"]; !ok {
-			p.errf(1, "orchestration", "an %s needs an ## Orchestration section of steps", s.Kind)
+			p.errf(1, "orchestration", "an mskill needs an ## Orchestration section of steps")
 		}
-	} else if line, ok := seen["orchestration"]; ok {
-		p.warnf(line, "orchestration", "an %s runs no orchestration; the section is ignored", s.Kind)
+	case KindOrchestrator:
+		p.checkSession(s, seen)
+	default:
+		if line, ok := seen["orchestration"]; ok {
+			p.warnf(line, "orchestration", "an %s runs no orchestration; the section is ignored", s.Kind)
+		}
+	}
+	if s.Kind != KindOrchestrator {
+		for _, key := range []string{"allowed-skills", "allowed-prep-skills", "allowed-agents", "preparation", "session-type"} {
+			if line, ok := seen[key]; ok {
+				p.warnf(line, key, "only an oskill runs a session; the %s kind ignores this section", s.Kind)
+			}
+		}
+	}
+	if s.Kind == KindCode {
+		if _, ok := seen["input-format"]; !ok {
+			p.errf(1, "input-format", "a cskill needs an ## Input Format section: what its input holds (AchillesAgentLib requires it too)")
+		}
+	}
+	if (s.Kind == KindCode || s.Session()) && len(s.Parameters) == 0 {
+		if _, ok := seen["parameters"]; !ok {
+			// AchillesAgentLib calls these kinds with a prompt text.
+			s.Parameters = []Param{promptParam}
+		}
 	}
 	p.checkTable(s, seen)
 	if s.Kind == KindMCP {
@@ -477,6 +590,93 @@ func (p *parser) checkKind(s *Skill, seen map[string]int) {
 			outputs[st.Output] = st.Line
 		}
 	}
+}
+
+// promptParam is the input of a cskill or session oskill that declares
+// none: the request in words, as AchillesAgentLib passes it.
+var promptParam = Param{Name: "prompt", Type: "string", Required: true,
+	Description: "What to do, in words (AchillesAgentLib's prompt text)."}
+
+// sessionTypes are the ## Session Type values AchillesAgentLib knows.
+var sessionTypes = []string{"loop", "soplang", "sop"}
+
+// checkSession checks an oskill: its steps, or (without ## Orchestration)
+// the session it runs: the skills it allows, its session type, its
+// Ploinky agents.
+func (p *parser) checkSession(s *Skill, seen map[string]int) {
+	if _, ok := seen["orchestration"]; ok {
+		for _, key := range []string{"allowed-skills", "allowed-prep-skills", "preparation", "session-type"} {
+			if line, ok := seen[key]; ok {
+				p.warnf(line, key, "this oskill runs its ## Orchestration steps; only an oskill without steps runs a session, so the section is ignored")
+			}
+		}
+		return
+	}
+	for _, key := range []string{"allowed-skills", "allowed-prep-skills"} {
+		list := s.AllowedSkills
+		if key == "allowed-prep-skills" {
+			list = s.AllowedPrepSkills
+		}
+		if slices.Contains(list, s.Name) || slices.Contains(list, s.ToolName()) {
+			p.errf(seen[key], key, "the oskill %s allows itself: a skill never calls itself", s.Name)
+		}
+	}
+	if line, ok := seen["session-type"]; ok {
+		switch {
+		case !slices.Contains(sessionTypes, s.SessionType):
+			p.warnf(line, "session-type", "session type %q is neither loop nor soplang; skillrun runs the session as a loop", s.SessionType)
+		case s.SessionType != "loop":
+			p.warnf(line, "session-type", "skillrun runs every oskill session as a loop (the model calls the skills as it goes), not as a %s plan", s.SessionType)
+		}
+	}
+	if line, ok := seen["allowed-agents"]; ok && len(s.AllowedAgents) > 0 {
+		p.warnf(line, "allowed-agents", "Ploinky agents (%s) are recorded but not offered: skillrun reaches no Ploinky router", strings.Join(s.AllowedAgents, ", "))
+	}
+}
+
+// names reads a list of names, one a line, bulleted or not, in backticks
+// or not; what follows a name on its line (": what it does") is its note.
+func (p *parser) names(sec *section, field string) []string {
+	var out []string
+	fence := ""
+	for i, l := range sec.lines {
+		t := strings.TrimSpace(l)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOf(t); f != "" {
+			fence = f
+			continue
+		}
+		if item, ok := cutBullet(t); ok {
+			t = item
+		}
+		if t == "" {
+			continue
+		}
+		// "name: what it does", "name - what it does"
+		name, _, _ := strings.Cut(t, ":")
+		for _, sep := range []string{" - ", " — ", " – "} {
+			name, _, _ = strings.Cut(name, sep)
+		}
+		name = strings.Trim(strings.TrimSpace(name), "`*")
+		if !validToolName(name) {
+			p.errf(sec.first+i, field, "%q is not a skill or agent name: one a line, letters, digits, - and _", name)
+			continue
+		}
+		if slices.Contains(out, name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	if len(out) > maxTools {
+		p.errf(sec.line, field, "%d names, over the limit of %d", len(out), maxTools)
+		return nil
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {

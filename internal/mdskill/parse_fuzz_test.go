@@ -17,7 +17,16 @@ func FuzzParse(f *testing.F) {
 			f.Add(b, filepath.Base(file))
 		}
 	}
+	// The folder layout's descriptors, named <folder>/<kind>.md.
+	folders, _ := filepath.Glob("testdata/*/.AchillesSkills/*/*.md")
+	for _, file := range folders {
+		b, err := os.ReadFile(file)
+		if err == nil {
+			f.Add(b, filepath.Join(filepath.Base(filepath.Dir(file)), filepath.Base(file)))
+		}
+	}
 	f.Add([]byte("# x\n\nd\n## Orchestration\n```yaml\nsteps: [{tool: a, params: {x: '{{steps.y}}'}}]\n```\n"), "x.oskill.md")
+	f.Add([]byte("# T\n## Fields\n### a\n#### Type\nvarchar(9)\n#### Field Value Enumerator\n[\"x\"]\n#### PrimaryKey\n"), "t/tskill.md")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		s, problems := Parse(data, name)
 		lines := 1

@@ -40,15 +40,20 @@ if (__result !== undefined) console.log(typeof __result === "string" ? __result 
 `
 )
 
-// codegen is the cgskill kind: the model writes JavaScript for the
-// input; the code runs in the JS sandbox with the input on its stdin and
-// nothing granted but reading its own file, under fixed memory, time and
-// output limits; the result is what it returns or prints.
+// codegen is the cgskill and cskill kinds: the model writes JavaScript
+// for the input; the code runs in the JS sandbox with the input on its
+// stdin and nothing granted but reading its own file, under fixed
+// memory, time and output limits; the result is what it returns or
+// prints.
 func (r *Runner) codegen(ctx context.Context, s *mdskill.Skill, in map[string]any) (*host.ToolResult, error) {
 	if r.Scripts == nil {
 		return host.ErrorResult(fmt.Sprintf("skill_%s: no sandbox to run generated code in", s.Name)), nil
 	}
-	resp, err := r.complete(ctx, s, []agent.Message{{Role: agent.RoleUser, Text: formatInput(in)}})
+	system := s.SystemPrompt
+	if s.Kind == mdskill.KindCode {
+		system = s.CodePrompt()
+	}
+	resp, err := r.completeWith(ctx, s, system, []agent.Message{{Role: agent.RoleUser, Text: formatInput(in)}})
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,17 @@
 //     in the JS sandbox with nothing granted but its own file, and the
 //     result is what it returns or prints.
 //
+//   - cskill: the same, the model told the skill's sections and its
+//     specs/ (mdskill.Skill.CodePrompt); upstream's module is not run.
+//
 //   - mskill: the declared steps, in order, over the tools it lists,
 //     templates expanded once; a failing step ends the run with the
 //     partial results and the step named.
 //
 //   - oskill: the same over other skills (skill_<name>, <skill>__<script>),
 //     nested no deeper than host.DefaultMaxDepth, never calling itself.
+//     An oskill without steps is a model session (agent.Session) whose
+//     tools are the skills it allows, its instructions the system prompt.
 //
 //   - tskill: one operation (create, insert, query, update, delete) on
 //     the skill's table in a database file of the workspace, with SQLite
@@ -45,7 +50,9 @@ type Runner struct {
 	// ("" for the skill that names none).
 	Provider func(model string) (agent.Provider, error)
 	// Tools serve the steps of mskills and oskills (the registry the
-	// skills are served from, so an oskill reaches the other skills).
+	// skills are served from, so an oskill reaches the other skills). An
+	// oskill's session offers its tools only if Tools also lists them
+	// (a ToolSource, as host.Registry is).
 	Tools host.ToolCaller
 	// Scripts runs the code a cgskill's model writes (nil: cgskills fail).
 	Scripts *scripts.Runner
@@ -109,9 +116,15 @@ func (t *tool) Call(ctx context.Context, input json.RawMessage) (*host.ToolResul
 		res, err = t.r.once(ctx, t.s, in)
 	case mdskill.KindInteractive:
 		res, err = t.r.converse(ctx, t.s, in)
-	case mdskill.KindCodeGen:
+	case mdskill.KindCodeGen, mdskill.KindCode:
 		res, err = t.r.codegen(ctx, t.s, in)
-	case mdskill.KindMCP, mdskill.KindOrchestrator:
+	case mdskill.KindOrchestrator:
+		if t.s.Session() {
+			res, err = t.r.session(ctx, t.s, in)
+		} else {
+			res, err = t.r.steps(ctx, t.s, in)
+		}
+	case mdskill.KindMCP:
 		res, err = t.r.steps(ctx, t.s, in)
 	case mdskill.KindTable:
 		res, err = t.r.table(ctx, t.s, in)
@@ -164,17 +177,27 @@ func formatInput(in map[string]any) string {
 	return string(b)
 }
 
-// complete makes one model call for s.
+// complete makes one model call for s, with its system prompt.
 func (r *Runner) complete(ctx context.Context, s *mdskill.Skill, msgs []agent.Message) (*agent.Response, error) {
-	if r.Provider == nil {
-		return nil, errors.New("no model provider is configured")
-	}
-	p, err := r.Provider(s.Config.Model)
+	return r.completeWith(ctx, s, s.SystemPrompt, msgs)
+}
+
+// completeWith makes one model call for s with the system prompt given.
+func (r *Runner) completeWith(ctx context.Context, s *mdskill.Skill, system string, msgs []agent.Message) (*agent.Response, error) {
+	p, err := r.provider(s)
 	if err != nil {
 		return nil, err
 	}
-	return p.Complete(ctx, &agent.Request{Model: s.Config.Model, System: s.SystemPrompt, Messages: msgs,
+	return p.Complete(ctx, &agent.Request{Model: s.Config.Model, System: system, Messages: msgs,
 		MaxTokens: s.Config.MaxTokens, Temperature: s.Config.Temperature})
+}
+
+// provider is the model of s.
+func (r *Runner) provider(s *mdskill.Skill) (agent.Provider, error) {
+	if r.Provider == nil {
+		return nil, errors.New("no model provider is configured")
+	}
+	return r.Provider(s.Config.Model)
 }
 
 // once is the skill kind: one call, the reply's text and usage.

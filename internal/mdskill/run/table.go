@@ -187,6 +187,9 @@ func createSQL(s *mdskill.Skill) string {
 		if f.Required {
 			c += " NOT NULL"
 		}
+		if f.Unique {
+			c += " UNIQUE"
+		}
 		cols = append(cols, c)
 	}
 	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", quoteIdent(s.TableName()), strings.Join(cols, ", "))
@@ -229,7 +232,7 @@ func buildQuery(s *mdskill.Skill, op string, in map[string]any) (*query, error) 
 		}
 		cols, marks := []string{}, []string{}
 		for _, name := range sortedKeys(values) {
-			if err := q.bind(name, values[name]); err != nil {
+			if err := q.bindValue(name, values[name]); err != nil {
 				return nil, err
 			}
 			cols, marks = append(cols, quoteIdent(name)), append(marks, "?")
@@ -271,7 +274,7 @@ func buildQuery(s *mdskill.Skill, op string, in map[string]any) (*query, error) 
 		}
 		var sets []string
 		for _, name := range sortedKeys(values) {
-			if err := q.bind(name, values[name]); err != nil {
+			if err := q.bindValue(name, values[name]); err != nil {
 				return nil, err
 			}
 			sets = append(sets, quoteIdent(name)+" = ?")
@@ -315,6 +318,18 @@ func (q *query) where(where map[string]any) (string, error) {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), nil
+}
+
+// bindValue binds a value written to field name: checked against its
+// type, then against its enumeration, pattern and lengths.
+func (q *query) bindValue(name string, v any) error {
+	if err := q.bind(name, v); err != nil {
+		return err
+	}
+	if f, ok := q.s.Field(name); ok {
+		return f.Check(v)
+	}
+	return nil
 }
 
 // bind adds the value of field name, checked against its type.

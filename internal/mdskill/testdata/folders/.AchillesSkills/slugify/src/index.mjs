@@ -1,0 +1,1 @@
+export async function action(args) { return String(args.promptText).toLowerCase(); }
