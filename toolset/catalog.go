@@ -149,6 +149,11 @@ func (c *Catalog) protected() []string {
 		for _, t := range set.Tools {
 			out = append(out, t.Dir)
 		}
+		for _, sk := range set.Skills {
+			if sk.HasExecutor() {
+				out = append(out, filepath.Dir(sk.ExecutorSkill().Location))
+			}
+		}
 	}
 	return out
 }

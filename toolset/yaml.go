@@ -38,5 +38,40 @@ func (s *Set) addYAML(reg *host.Registry, c *Catalog, strict bool) error {
 			}
 		}
 	}
+	return s.addExecutors(reg, c, strict)
+}
+
+// addExecutors serves each YAML skill that comes with an executor.py
+// (only the scoping agent's) as <id>__execute, run under the grant of the
+// skill its executor is granted as (deny by default). Its tool calls
+// reach the served tools and skillrun's own, each checked against that
+// grant's tools.
+func (s *Set) addExecutors(reg *host.Registry, c *Catalog, strict bool) error {
+	core := host.NewRegistry()
+	for _, t := range s.core {
+		_ = core.Add(t)
+	}
+	opts := &scripts.ToolOptions{Services: s.services(fallback{core, reg})}
+	for _, set := range c.yaml {
+		for _, sk := range set.Skills {
+			if !sk.HasExecutor() || c.agent != nil && !slices.Contains(c.agent.SkillNames(), sk.ID) {
+				continue
+			}
+			var granted capabilities.Set
+			if s.cfg.Grant != nil {
+				g, err := s.cfg.Grant(sk.ExecutorSkill())
+				if err != nil && strict {
+					return err
+				} else if err != nil {
+					s.warn("%v", err)
+					continue
+				}
+				granted = g
+			}
+			if err := reg.Add(sk.HostTool(s.cfg.Runner, granted, opts)); err != nil {
+				s.warn("%s not served: %v", sk.ToolName(), err)
+			}
+		}
+	}
 	return nil
 }

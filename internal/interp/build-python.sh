@@ -42,7 +42,7 @@ DEB_VERSION=${DEB_VERSION:-3.11.2-6+deb12u8}
 # BUILD counts changes to what this script installs from the same source;
 # VERSION is "$DEB_VERSION+skillrun$BUILD", so a bump makes `make python`
 # rebuild.
-BUILD=7
+BUILD=8
 ORIG_SHA256=${ORIG_SHA256:-2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849}
 # zlib, built for wasm32-wasi and linked in: zlib, gzip and zipfile's
 # deflate (docx, xlsx and pptx are zip files) need it.

@@ -21,6 +21,8 @@
 //	  skill: {id, version, category, triggers, input_schema, output_schema,
 //	          methodology: [{step, description, tools, decision_factors}],
 //	          best_practices, common_pitfalls}
+//	DIR/skills/<id>/executor.py               (optional: execute(input, tools),
+//	                                           served as the tool <id>__execute)
 //	DIR/tools/<id>/tool.yaml
 //	  tool: {id, version, category, constraints, requires,
 //	         actions: [{name, description, returns,

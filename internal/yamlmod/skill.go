@@ -124,6 +124,10 @@ func (l *loader) loadSkill(id, rel string) *Skill {
 		return nil
 	}
 	s.agent = agent
+	l.findExecutor(p, s, id)
+	if p.failed() {
+		return nil
+	}
 	return s
 }
 

@@ -95,9 +95,10 @@ type Skill struct {
 	// File is the skill.yaml's path, as found under the Set's Dir.
 	File string `json:"file"`
 
-	tools []string           // the host tool names its steps name, resolved
-	out   *jsonschema.Schema // OutputSchema compiled; nil for none
-	agent *skills.Skill      // the disclosed form
+	tools    []string           // the host tool names its steps name, resolved
+	out      *jsonschema.Schema // OutputSchema compiled; nil for none
+	agent    *skills.Skill      // the disclosed form
+	executor *skills.Skill      // its executor.py as a runnable skill; nil for none
 }
 
 // A Step is one step of a skill's methodology.
