@@ -231,7 +231,7 @@ func goSourceHashNow(root, pkg string) (string, error) {
 	files = append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"), filepath.Join(root, "internal", "interp", "shell.go"))
 	// The shell's additions to mvdan.cc/sh (shell.go writes them into its
 	// build copy).
-	patches, _ := filepath.Glob(filepath.Join(root, "internal", "interp", "shellpatch", "*.go"))
+	patches, _ := filepath.Glob(filepath.Join(root, "internal", "interp", "shellpatch", "*", "*.go"))
 	files = append(files, patches...)
 	sort.Strings(files)
 	// A process that runs many commands (the resident, a server) reads

@@ -41,7 +41,7 @@ var shellPatches = []modulePatch{
 		if err := rewriteOnce(jsFile, "//go:build js\n", "//go:build wasip1\n", filepath.Join(dir, "interp", "stdin_wasip1.go")); err != nil {
 			return err
 		}
-		return patchShellFDs(filepath.Join(dir, "interp"))
+		return patchShellSources(dir)
 	}},
 	// gojq builds the syntax trees of its builtin definitions in a
 	// package init: 8 ms of every shell command's start in WebAssembly,
@@ -155,56 +155,67 @@ func copyTreeWritable(from, to string) error {
 	})
 }
 
-// shellPatchFiles are skillrun's additions to mvdan.cc/sh's interpreter
-// (each written into it as skillrun_NAME): fds.go has descriptors above
-// 2, {var} descriptors, n>&m- and <>, and process substitution through
-// files of the shell's /tmp (WASI has no FIFOs); alias.go has bash's
-// alias and unalias and recursive alias expansion.
+// shellPatchFiles are skillrun's additions to mvdan.cc/sh, by package
+// (shellpatch/PKG/NAME is written into PKG as skillrun_NAME): in interp,
+// fds.go has descriptors above 2, {var} descriptors, n>&m- and <>, and
+// process substitution through files of the shell's /tmp (WASI has no
+// FIFOs), and alias.go bash's alias and unalias and recursive alias
+// expansion; expand/arith.go and interp/arith.go let arithmetic assign
+// to array elements.
 //
-//go:embed shellpatch/*.go
+//go:embed shellpatch/*/*.go
 var shellPatchFiles embed.FS
 
-// fdHooks are where runner.go, api.go and builtin.go call into
-// shellPatchFiles: each from must occur once in its file.
-var fdHooks = []struct{ file, from, to string }{
-	{"api.go", "stderr io.Writer\n", "stderr io.Writer\n\tsk     skState // skillrun: descriptors above 2, process substitution\n"},
-	{"api.go", "origStdout: r.origStdout, // used for process substitutions\n\t}",
-		"origStdout: r.origStdout, // used for process substitutions\n\t\tsk: r.sk.inherit(),\n\t}"},
-	{"runner.go", "ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n",
-		"ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n\t\t\tif runtime.GOOS == \"wasip1\" {\n\t\t\t\treturn r.skProcSubst(ctx, ps)\n\t\t\t}\n"},
-	{"runner.go", "oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr\n",
-		"oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr\n\toldSK := r.skStmtStart()\n\tdefer r.skStmtEnd(ctx)\n"},
-	{"runner.go", "r.keepRedirs = false\n\t} else if len(st.Redirs) > 0 {\n\t\tr.stdin, r.stdout, r.stderr = oldIn, oldOut, oldErr\n",
-		"r.keepRedirs = false\n\t\tr.skKept(oldSK)\n\t} else if len(st.Redirs) > 0 {\n\t\tr.sk.fds = oldSK\n\t\tr.stdin, r.stdout, r.stderr = oldIn, oldOut, oldErr\n"},
-	{"runner.go", "func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {\n",
-		"func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {\n\tif cls, ok, err := r.skRedir(ctx, rd); ok {\n\t\treturn cls, err\n\t}\n"},
-	{"runner.go", "r.handlerCtx(ctx, handlerKindOpen, todoPos)", "r.handlerCtx(ctx, handlerKindOpen, r.sk.pos)"},
-	{"api.go", "type alias struct {\n\targs  []*syntax.Word\n\tblank bool\n", "type alias struct {\n\targs  []*syntax.Word\n\tblank bool\n\tsrc   string\n"},
-	{"runner.go", "args := cm.Args\n\t\tfor i := 0; i < len(args); {\n\t\t\tif !r.opts[optExpandAliases] {",
-		"args := r.skAliases(cm.Args)\n\t\tfor i := len(args); i < len(args); {\n\t\t\tif !r.opts[optExpandAliases] {"},
-	{"builtin.go", "case \"alias\":\n", "case \"alias\":\n\t\treturn r.skAlias(pos, args)\n"},
-	{"builtin.go", "case \"unalias\":\n", "case \"unalias\":\n\t\treturn r.skUnalias(pos, args)\n"},
-	{"api.go", "r.trapCallback(ctx, r.callbackExit, \"exit\")\n\t}\n\tmaps.Insert(r.Vars, r.writeEnv.Each)\n",
-		"r.trapCallback(ctx, r.callbackExit, \"exit\")\n\t}\n\tr.skExit(ctx)\n\tmaps.Insert(r.Vars, r.writeEnv.Each)\n"},
+// shellHooks are where mvdan.cc/sh's files call into shellPatchFiles (file
+// is PKG/NAME): each from must occur n times in its file (once for 0).
+var shellHooks = []struct {
+	file, from, to string
+	n              int
+}{
+	{"interp/api.go", "stderr io.Writer\n", "stderr io.Writer\n\tsk     skState // skillrun: descriptors above 2, process substitution\n", 0},
+	{"interp/api.go", "origStdout: r.origStdout, // used for process substitutions\n\t}",
+		"origStdout: r.origStdout, // used for process substitutions\n\t\tsk: r.sk.inherit(),\n\t}", 0},
+	{"interp/runner.go", "ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n",
+		"ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n\t\t\tif runtime.GOOS == \"wasip1\" {\n\t\t\t\treturn r.skProcSubst(ctx, ps)\n\t\t\t}\n", 0},
+	{"interp/runner.go", "oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr\n",
+		"oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr\n\toldSK := r.skStmtStart()\n\tdefer r.skStmtEnd(ctx)\n", 0},
+	{"interp/runner.go", "r.keepRedirs = false\n\t} else if len(st.Redirs) > 0 {\n\t\tr.stdin, r.stdout, r.stderr = oldIn, oldOut, oldErr\n",
+		"r.keepRedirs = false\n\t\tr.skKept(oldSK)\n\t} else if len(st.Redirs) > 0 {\n\t\tr.sk.fds = oldSK\n\t\tr.stdin, r.stdout, r.stderr = oldIn, oldOut, oldErr\n", 0},
+	{"interp/runner.go", "func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {\n",
+		"func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {\n\tif cls, ok, err := r.skRedir(ctx, rd); ok {\n\t\treturn cls, err\n\t}\n", 0},
+	{"interp/runner.go", "r.handlerCtx(ctx, handlerKindOpen, todoPos)", "r.handlerCtx(ctx, handlerKindOpen, r.sk.pos)", 0},
+	{"interp/api.go", "type alias struct {\n\targs  []*syntax.Word\n\tblank bool\n", "type alias struct {\n\targs  []*syntax.Word\n\tblank bool\n\tsrc   string\n", 0},
+	{"interp/runner.go", "args := cm.Args\n\t\tfor i := 0; i < len(args); {\n\t\t\tif !r.opts[optExpandAliases] {",
+		"args := r.skAliases(cm.Args)\n\t\tfor i := len(args); i < len(args); {\n\t\t\tif !r.opts[optExpandAliases] {", 0},
+	{"interp/builtin.go", "case \"alias\":\n", "case \"alias\":\n\t\treturn r.skAlias(pos, args)\n", 0},
+	{"interp/builtin.go", "case \"unalias\":\n", "case \"unalias\":\n\t\treturn r.skUnalias(pos, args)\n", 0},
+	{"interp/api.go", "r.trapCallback(ctx, r.callbackExit, \"exit\")\n\t}\n\tmaps.Insert(r.Vars, r.writeEnv.Each)\n",
+		"r.trapCallback(ctx, r.callbackExit, \"exit\")\n\t}\n\tr.skExit(ctx)\n\tmaps.Insert(r.Vars, r.writeEnv.Each)\n", 0},
+	{"expand/arith.go", "name := expr.X.(*syntax.Word).Lit()\n", "name, err := skArithRef(cfg, expr.X)\n\t\t\tif err != nil {\n\t\t\t\treturn 0, err\n\t\t\t}\n", 0},
+	{"expand/arith.go", "name := b.X.(*syntax.Word).Lit()\n", "name, err := skArithRef(cfg, b.X)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n", 0},
+	{"expand/arith.go", "atoi(cfg.envGet(name))", "atoi(name.get(cfg))", 2},
+	{"expand/arith.go", "// default to 0\n\t\treturn int(atoi(str)), nil\n", "return skDynamic(cfg, str)\n", 0},
+	{"expand/arith.go", "cfg.envSet(name, strconv.FormatInt(val, 10))", "name.set(cfg, strconv.FormatInt(val, 10))", 2},
 }
 
-// patchShellFDs adds fdsSource to the interpreter's copy in dir and
-// hooks it in.
-func patchShellFDs(dir string) error {
-	for _, h := range fdHooks {
+// patchShellSources adds shellPatchFiles to the module's copy in dir and
+// hooks them in.
+func patchShellSources(dir string) error {
+	for _, h := range shellHooks {
 		file := filepath.Join(dir, h.file)
 		b, err := os.ReadFile(file)
 		if err != nil {
 			return err
 		}
-		if n := bytes.Count(b, []byte(h.from)); n != 1 {
-			return fmt.Errorf("%s has %q %d times, where the shell's wasip1 build hooks in once; update internal/interp/shell.go", file, strings.TrimSpace(h.from), n)
+		want := max(h.n, 1)
+		if n := bytes.Count(b, []byte(h.from)); n != want {
+			return fmt.Errorf("%s has %q %d times, where the shell's wasip1 build hooks in %d; update internal/interp/shell.go", file, strings.TrimSpace(h.from), n, want)
 		}
-		if err := os.WriteFile(file, bytes.Replace(b, []byte(h.from), []byte(h.to), 1), 0o644); err != nil {
+		if err := os.WriteFile(file, bytes.ReplaceAll(b, []byte(h.from), []byte(h.to)), 0o644); err != nil {
 			return err
 		}
 	}
-	files, err := fs.Glob(shellPatchFiles, "shellpatch/*.go")
+	files, err := fs.Glob(shellPatchFiles, "shellpatch/*/*.go")
 	if err != nil {
 		return err
 	}
@@ -214,7 +225,8 @@ func patchShellFDs(dir string) error {
 			return err
 		}
 		b = bytes.Replace(b, []byte("//go:build ignore\n\n"), nil, 1)
-		if err := os.WriteFile(filepath.Join(dir, "skillrun_"+path.Base(f)), b, 0o644); err != nil {
+		pkg := path.Base(path.Dir(f))
+		if err := os.WriteFile(filepath.Join(dir, pkg, "skillrun_"+path.Base(f)), b, 0o644); err != nil {
 			return err
 		}
 	}
