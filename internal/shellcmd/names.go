@@ -11,15 +11,15 @@ import "slices"
 // and the interpreters (python3, node), sorted.
 var names = []string{
 	"awk", "base64", "basename", "cat", "chgrp", "chmod", "chown", "cksum",
-	"cmp", "comm", "cp", "cut", "date", "df", "diff", "dirname", "du",
-	"egrep", "env", "expand", "expr", "fgrep", "find", "fold", "grep",
-	"gunzip", "gzip", "head", "hostname", "id", "jq", "kill", "ln", "ls",
-	"md5sum", "mkdir", "mkfifo", "mktemp", "mv", "nl", "nproc", "paste",
-	"printenv", "ps", "readlink", "realpath", "rev", "rm", "rmdir", "sed",
-	"seq", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum",
-	"sleep", "sort", "stat", "sync", "tac", "tail", "tar", "tee", "timeout",
-	"touch", "tr", "truncate", "uname", "uniq", "wc", "which", "whoami",
-	"xargs", "yes", "zcat",
+	"cmp", "column", "comm", "cp", "cut", "date", "df", "diff", "dirname",
+	"du", "egrep", "env", "expand", "expr", "fgrep", "find", "fold", "grep",
+	"gunzip", "gzip", "head", "hexdump", "hostname", "id", "join", "jq",
+	"kill", "ln", "ls", "md5sum", "mkdir", "mkfifo", "mktemp", "mv", "nl",
+	"nproc", "od", "paste", "printenv", "ps", "readlink", "realpath", "rev",
+	"rm", "rmdir", "sed", "seq", "sha1sum", "sha224sum", "sha256sum",
+	"sha384sum", "sha512sum", "sleep", "sort", "split", "stat", "sync", "tac",
+	"tail", "tar", "tee", "timeout", "touch", "tr", "truncate", "uname",
+	"uniq", "wc", "which", "whoami", "xargs", "yes", "zcat",
 }
 
 // builtins are bash builtins that are programs too (/usr/bin/echo): the

@@ -73,6 +73,7 @@ var Commands = map[string]proc.Command{
 	"sha384sum": sumCmd,
 	"sha512sum": sumCmd,
 	"sleep":     sleep,
+	"split":     splitCmd,
 	"stat":      stat,
 	"sync":      syncCmd,
 	"tar":       tarCmd,

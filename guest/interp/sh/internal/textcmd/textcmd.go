@@ -1,9 +1,10 @@
 // Package textcmd holds the text-processing commands of skillrun's
 // sandboxed shell: grep, sed, tr, head, tail, wc, sort, uniq, cut, paste,
-// comm, nl, rev, tac, fold and expand. They are written in Go, with the
-// standard library only, so the whole shell stays one WebAssembly module;
-// their output, error messages and exit statuses follow GNU grep 3.8,
-// sed 4.9 and coreutils 9.1 in the C.UTF-8 locale, because published
+// comm, join, nl, rev, tac, fold, expand, od, hexdump and column. They
+// are written in Go, with the standard library only, so the whole shell
+// stays one WebAssembly module; their output, error messages and exit
+// statuses follow GNU grep 3.8, sed 4.9 and coreutils 9.1 (hexdump and
+// column: util-linux 2.38) in the C.UTF-8 locale, because published
 // skills' scripts are written against those tools.
 package textcmd
 
@@ -36,6 +37,11 @@ var Commands = map[string]proc.Command{
 	"tac":    tac,
 	"fold":   fold,
 	"expand": expand,
+	"column": column,
+	"join":   join,
+
+	"od":      od,
+	"hexdump": hexdump,
 }
 
 // output buffers a command's standard output. Its first write error is
