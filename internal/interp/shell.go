@@ -161,7 +161,9 @@ func copyTreeWritable(from, to string) error {
 // process substitution through files of the shell's /tmp (WASI has no
 // FIFOs), and alias.go bash's alias and unalias and recursive alias
 // expansion; expand/arith.go and interp/arith.go let arithmetic assign
-// to array elements.
+// to array elements; expand/split.go splits fields on IFS characters
+// other than blanks as bash does; */assoc.go read associative array
+// literals and keys as bash 5.2 does.
 //
 //go:embed shellpatch/*/*.go
 var shellPatchFiles embed.FS
@@ -193,6 +195,19 @@ var shellHooks = []struct {
 		"r.trapCallback(ctx, r.callbackExit, \"exit\")\n\t}\n\tr.skExit(ctx)\n\tmaps.Insert(r.Vars, r.writeEnv.Each)\n", 0},
 	{"expand/arith.go", "name := expr.X.(*syntax.Word).Lit()\n", "name, err := skArithRef(cfg, expr.X)\n\t\t\tif err != nil {\n\t\t\t\treturn 0, err\n\t\t\t}\n", 0},
 	{"expand/arith.go", "name := b.X.(*syntax.Word).Lit()\n", "name, err := skArithRef(cfg, b.X)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n", 0},
+	{"expand/expand.go", "splitAdd := func(val string) {\n\t\tfieldStart := -1\n",
+		"splitState := skSplitStart\n\tsplitAdd := func(val string) {\n\t\tcfg.skSplit(val, &curField, &splitState, flush)\n\t\treturn\n\t\tfieldStart := -1\n", 0},
+	{"expand/expand.go", "\t\t\t\t\tsplitAdd(elem)\n", "\t\t\t\t\tsplitState = skSplitStart\n\t\t\t\t\tsplitAdd(elem)\n", 0},
+	{"interp/vars.go", "\tif valType == \"-A\" {\n\t\tamap := make(map[string]string, len(elems))\n",
+		"\tif valType == \"-A\" {\n\t\treturn r.skAssocAssign(name, prev, as, elems)\n\t\tamap := make(map[string]string, len(elems))\n", 0},
+	{"interp/vars.go", "\tif valType == \"\" {\n\t\tvalType = \"-a\" // indexed\n",
+		"\tif valType == \"\" && prev.Kind == expand.Associative {\n\t\tvalType = \"-A\"\n\t}\n\tif valType == \"\" {\n\t\tvalType = \"-a\" // indexed\n", 0},
+	{"interp/vars.go", "\t\tw, ok := index.(*syntax.Word)\n\t\tif !ok {\n\t\t\treturn\n\t\t}\n\t\tk := r.literal(w)\n",
+		"\t\tk := expand.SkillrunAssocKey(r.ecfg, index)\n", 0},
+	{"interp/test.go", "return r.lookupVar(x).IsSet()", "return r.skVarSet(x)", 0},
+	{"expand/param.go", "val, err := Literal(cfg, idx.(*syntax.Word))", "val, err := SkillrunAssocKey(cfg, idx), error(nil)", 0},
+	{"expand/param.go", "\t\tcase Indexed:\n\t\t\tindexAllElements = true\n\t\t\tcallVarInd = false\n",
+		"\t\tcase Associative:\n\t\t\tindexAllElements = true\n\t\t\telems = skAssocValues(vr)\n\t\tcase Indexed:\n\t\t\tindexAllElements = true\n\t\t\tcallVarInd = false\n", 0},
 	{"expand/arith.go", "atoi(cfg.envGet(name))", "atoi(name.get(cfg))", 2},
 	{"expand/arith.go", "// default to 0\n\t\treturn int(atoi(str)), nil\n", "return skDynamic(cfg, str)\n", 0},
 	{"expand/arith.go", "cfg.envSet(name, strconv.FormatInt(val, 10))", "name.set(cfg, strconv.FormatInt(val, 10))", 2},
