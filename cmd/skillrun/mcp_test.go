@@ -322,6 +322,59 @@ func TestMCPYAMLModules(t *testing.T) {
 	clientOut.Close()
 }
 
+// TestMCPADRModules: `skillrun mcp` serves the ADR's implementation
+// files: a tool's wrapper.py (one class, invoke(action, params)) as its
+// actions, and a skill's executor.py as <id>__execute, whose tool calls
+// reach the served actions under the skill's policy table (the tools it
+// names, no more) and whose result is checked against its output_schema.
+func TestMCPADRModules(t *testing.T) {
+	requireInterpreters(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"tools/calc/tool.yaml": "tool:\n  id: calc\n  actions:\n    - name: add\n      description: Adds.\n      parameters:\n        - {name: a, type: integer, required: true}\n        - {name: b, type: integer, required: true}\n    - name: neg\n      description: Negates.\n      parameters:\n        - {name: a, type: integer, required: true}\n",
+		"tools/calc/wrapper.py": "from ..base import BaseTool\n\nclass Calc(BaseTool):\n    def invoke(self, action, params):\n        if action == 'add':\n            return {'sum': params['a'] + params['b']}\n        return {'neg': -params['a']}\n",
+		"skills/total/skill.yaml": "skill:\n  id: total\n  triggers: [total]\n  input_schema: {type: object, properties: {xs: {type: array}}, required: [xs]}\n  output_schema: {type: object, properties: {total: {type: integer}}, required: [total]}\n  methodology:\n    - {description: Add them up., tools: [calc.add]}\n",
+		"skills/total/executor.py": "def execute(input, tools):\n    t = 0\n    for x in input['xs']:\n        t = tools.calc.add(a=t, b=x)['sum']\n    try:\n        tools.calc.neg(a=1)\n        return {'total': t, 'escaped': True}\n    except Exception:\n        return {'total': t}\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := filepath.Join(t.TempDir(), "policy.toml")
+	if err := os.WriteFile(policy, []byte("[skills.total]\ntools = [\"calc__add\", \"calc__neg\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go func() {
+		run([]string{"mcp", dir, "--policy", policy, "--workspace", t.TempDir()}, serverIn, serverOut, io.Discard)
+		serverOut.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := connectStdio(ctx, t, clientIn, clientOut)
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "calc__add", Arguments: map[string]any{"a": 2, "b": 3}})
+	if err != nil || res.IsError || strings.TrimSpace(textOf(res)) != `{"sum": 5}` {
+		t.Fatalf("calc__add through wrapper.py: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "total__execute", Arguments: map[string]any{"xs": []int{1, 2, 3, 4}}})
+	if err != nil || res.IsError || strings.TrimSpace(textOf(res)) != `{"total": 10}` {
+		t.Fatalf("total__execute: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "total__execute", Arguments: map[string]any{"ys": []int{1}}})
+	if err != nil || !res.IsError {
+		t.Fatalf("an input that does not match input_schema is refused: %v %+v", err, res)
+	}
+	clientOut.Close()
+}
+
 // TestMCPNativeTier: a skill whose own policy table says native = true is
 // served with its Python script run as a confined host process (numpy
 // loads); the same script of a skill without it stays in WebAssembly.
