@@ -331,9 +331,9 @@ func TestMCPADRModules(t *testing.T) {
 	requireInterpreters(t)
 	dir := t.TempDir()
 	files := map[string]string{
-		"tools/calc/tool.yaml": "tool:\n  id: calc\n  actions:\n    - name: add\n      description: Adds.\n      parameters:\n        - {name: a, type: integer, required: true}\n        - {name: b, type: integer, required: true}\n    - name: neg\n      description: Negates.\n      parameters:\n        - {name: a, type: integer, required: true}\n",
-		"tools/calc/wrapper.py": "from ..base import BaseTool\n\nclass Calc(BaseTool):\n    def invoke(self, action, params):\n        if action == 'add':\n            return {'sum': params['a'] + params['b']}\n        return {'neg': -params['a']}\n",
-		"skills/total/skill.yaml": "skill:\n  id: total\n  triggers: [total]\n  input_schema: {type: object, properties: {xs: {type: array}}, required: [xs]}\n  output_schema: {type: object, properties: {total: {type: integer}}, required: [total]}\n  methodology:\n    - {description: Add them up., tools: [calc.add]}\n",
+		"tools/calc/tool.yaml":     "tool:\n  id: calc\n  actions:\n    - name: add\n      description: Adds.\n      parameters:\n        - {name: a, type: integer, required: true}\n        - {name: b, type: integer, required: true}\n    - name: neg\n      description: Negates.\n      parameters:\n        - {name: a, type: integer, required: true}\n",
+		"tools/calc/wrapper.py":    "from ..base import BaseTool\n\nclass Calc(BaseTool):\n    def invoke(self, action, params):\n        if action == 'add':\n            return {'sum': params['a'] + params['b']}\n        return {'neg': -params['a']}\n",
+		"skills/total/skill.yaml":  "skill:\n  id: total\n  triggers: [total]\n  input_schema: {type: object, properties: {xs: {type: array}}, required: [xs]}\n  output_schema: {type: object, properties: {total: {type: integer}}, required: [total]}\n  methodology:\n    - {description: Add them up., tools: [calc.add]}\n",
 		"skills/total/executor.py": "def execute(input, tools):\n    t = 0\n    for x in input['xs']:\n        t = tools.calc.add(a=t, b=x)['sum']\n    try:\n        tools.calc.neg(a=1)\n        return {'total': t, 'escaped': True}\n    except Exception:\n        return {'total': t}\n",
 	}
 	for name, body := range files {
