@@ -160,7 +160,7 @@ func (et *executorTool) Call(ctx context.Context, input json.RawMessage) (*host.
 		in = []byte("{}")
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(in, &obj); err != nil || obj == nil {
+	if json.Unmarshal(in, &obj) != nil || obj == nil {
 		return host.ErrorResult(et.def.Name + ": the input must be a JSON object"), nil
 	}
 	granted := et.granted

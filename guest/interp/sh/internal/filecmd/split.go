@@ -43,9 +43,9 @@ const (
 // splitMaxOff is OFF_T_MAX, the limit of byte counts.
 const splitMaxOff = math.MaxInt64
 
-// splitStop is how an output error unwinds: die has been reported and
+// errSplitStop is how an output error unwinds: die has been reported and
 // the status is set.
-var splitStop = errors.New("split: stopped")
+var errSplitStop = errors.New("split: stopped")
 
 type splitter struct {
 	e        *proc.Env
@@ -171,7 +171,7 @@ func splitCmd(e *proc.Env, args []string) int {
 				kUnits = k
 			}
 		case "t":
-			c := -1
+			var c int
 			switch {
 			case o.Val == "":
 				return die("empty record separator")
@@ -557,7 +557,7 @@ func (s *splitter) nextName() error {
 		if i < 0 {
 			s.status = 1
 			s.e.Errorf("split", "output file suffixes exhausted")
-			return splitStop
+			return errSplitStop
 		}
 	}
 	var b strings.Builder
@@ -574,7 +574,7 @@ func (s *splitter) nextName() error {
 func (s *splitter) fail(name string, err error) error {
 	s.status = 1
 	s.e.Errorf("split", "%s: %s", qf(name), proc.ErrorText(err))
-	return splitStop
+	return errSplitStop
 }
 
 // create opens the file called name for writing, as GNU's create: it
@@ -596,20 +596,20 @@ func (s *splitter) create(name string) (*os.File, error) {
 		f.Close()
 		s.status = 1
 		s.e.Errorf("split", "failed to stat %s: %s", qa(name), proc.ErrorText(err))
-		return nil, splitStop
+		return nil, errSplitStop
 	}
 	if s.inInfo != nil && os.SameFile(s.inInfo, fi) {
 		f.Close()
 		s.status = 1
 		s.e.Errorf("split", "%s would overwrite input; aborting", qa(name))
-		return nil, splitStop
+		return nil, errSplitStop
 	}
 	if fi.Mode().IsRegular() && fi.Size() != 0 {
 		if err := f.Truncate(0); err != nil {
 			f.Close()
 			s.status = 1
 			s.e.Errorf("split", "%s: error truncating: %s", qf(name), proc.ErrorText(err))
-			return nil, splitStop
+			return nil, errSplitStop
 		}
 	}
 	return f, nil
@@ -647,7 +647,7 @@ func (s *splitter) newOutput(empty bool) error {
 func (s *splitter) write(p []byte) error {
 	if s.e.Cancelled() {
 		s.status = 1
-		return splitStop
+		return errSplitStop
 	}
 	if s.filter != "" {
 		s.filtered.Write(p)
@@ -685,14 +685,14 @@ func (s *splitter) runFilter(name string, data []byte) error {
 	if s.e.Exec == nil {
 		s.status = 1
 		s.e.Errorf("split", "--filter: cannot run commands here")
-		return splitStop
+		return errSplitStop
 	}
 	script := "FILE=" + shellQuote(name, true, false) + "; export FILE\n" + s.filter
 	code := s.e.Exec([]string{"sh", "-c", script}, bytes.NewReader(data), s.e.Stdout, s.e.Stderr)
 	if code != 0 {
 		s.status = code
 		s.e.Errorf("split", "with FILE=%s, exit %d from command: %s", qf(name), code, s.filter)
-		return splitStop
+		return errSplitStop
 	}
 	return nil
 }
@@ -701,7 +701,7 @@ func (s *splitter) runFilter(name string, data []byte) error {
 func (s *splitter) readFailed(err error) error {
 	s.status = 1
 	s.e.Errorf("split", "%s: %s", qf(s.infile), proc.ErrorText(err))
-	return splitStop
+	return errSplitStop
 }
 
 // lines writes n lines to each file (-l, -N).
@@ -871,11 +871,11 @@ func (s *splitter) byteChunk(in io.Reader, k, n uint64, size int64) error {
 	if k != n {
 		end = int64(k * per)
 	}
-	if _, err := io.CopyN(io.Discard, in, start); err != nil && err != io.EOF {
+	if _, err := io.CopyN(io.Discard, in, start); err != nil && !errors.Is(err, io.EOF) {
 		return s.readFailed(err)
 	}
 	out := s.stdout()
-	if _, err := io.CopyN(out, in, end-start); err != nil && err != io.EOF {
+	if _, err := io.CopyN(out, in, end-start); err != nil && !errors.Is(err, io.EOF) {
 		return s.copyFailed(err)
 	}
 	return out.flush()
@@ -896,7 +896,7 @@ func (o *splitStdout) Write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
 	if err != nil {
 		o.s.status = writeFailed(o.s.e, "split", err)
-		return n, splitStop
+		return n, errSplitStop
 	}
 	return n, nil
 }
@@ -904,7 +904,7 @@ func (o *splitStdout) Write(p []byte) (int, error) {
 func (o *splitStdout) flush() error {
 	if err := o.w.Flush(); err != nil {
 		o.s.status = writeFailed(o.s.e, "split", err)
-		return splitStop
+		return errSplitStop
 	}
 	return nil
 }
@@ -947,7 +947,7 @@ func (s *splitter) lineChunks(in io.Reader, k, n uint64, size int64) error {
 			// of the line holding it.
 			m, err := io.CopyN(dst, br, end-pos)
 			pos += m
-			if err != nil && err != io.EOF {
+			if err != nil && !errors.Is(err, io.EOF) {
 				return s.copyFailed(err)
 			}
 			for err == nil {
@@ -984,7 +984,7 @@ func (s *splitter) lineChunks(in io.Reader, k, n uint64, size int64) error {
 // copyFailed reports an error from copying to an output: a stop that
 // was already reported, or a read error.
 func (s *splitter) copyFailed(err error) error {
-	if errors.Is(err, splitStop) {
+	if errors.Is(err, errSplitStop) {
 		return err
 	}
 	return s.readFailed(err)
@@ -1104,7 +1104,7 @@ func (s *splitter) roundRobin(in io.Reader, k, n uint64) error {
 		}
 		if s.e.Cancelled() {
 			s.status = 1
-			return splitStop
+			return errSplitStop
 		}
 	}
 	for i := range outs {

@@ -209,7 +209,7 @@ func join(e *proc.Env, args []string) int {
 			}
 			optStatus = joinMightBeO
 		case "t":
-			tab := -1
+			var tab int
 			switch {
 			case o.Val == "":
 				tab = '\n' // the whole line is the key
