@@ -159,8 +159,10 @@ func (et *executorTool) Call(ctx context.Context, input json.RawMessage) (*host.
 	if len(in) == 0 || string(in) == "null" {
 		in = []byte("{}")
 	}
+	// Anything but a JSON object leaves obj nil.
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(in, &obj) != nil || obj == nil {
+	_ = json.Unmarshal(in, &obj)
+	if obj == nil {
 		return host.ErrorResult(et.def.Name + ": the input must be a JSON object"), nil
 	}
 	granted := et.granted

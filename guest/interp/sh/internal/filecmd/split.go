@@ -966,7 +966,7 @@ func (s *splitter) lineChunks(in io.Reader, k, n uint64, size int64) error {
 				if err == nil {
 					break // the line ended
 				}
-				if err != io.EOF {
+				if !errors.Is(err, io.EOF) {
 					return s.readFailed(err)
 				}
 			}

@@ -3,6 +3,7 @@ package textcmd
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -630,7 +631,7 @@ func (in *odInput) skip(n uint64) bool {
 		default:
 			m, err := io.CopyN(io.Discard, in.r, int64(min(n, math.MaxInt64)))
 			n -= uint64(m)
-			if err != nil && err != io.EOF {
+			if err != nil && !errors.Is(err, io.EOF) {
 				in.fail(in.name, err)
 				in.next()
 				return true
