@@ -163,7 +163,8 @@ func copyTreeWritable(from, to string) error {
 // expansion; expand/arith.go and interp/arith.go let arithmetic assign
 // to array elements; expand/split.go splits fields on IFS characters
 // other than blanks as bash does; */assoc.go read associative array
-// literals and keys as bash 5.2 does.
+// literals and keys as bash 5.2 does; interp/options.go has bash's trap,
+// set and shopt with all of bash's options, noclobber and $-.
 //
 //go:embed shellpatch/*/*.go
 var shellPatchFiles embed.FS
@@ -174,9 +175,9 @@ var shellHooks = []struct {
 	file, from, to string
 	n              int
 }{
-	{"interp/api.go", "stderr io.Writer\n", "stderr io.Writer\n\tsk     skState // skillrun: descriptors above 2, process substitution\n", 0},
+	{"interp/api.go", "stderr io.Writer\n", "stderr io.Writer\n\tsk     skState // skillrun: descriptors above 2, process substitution\n\tskOpt  skOptState // skillrun: traps and bash's options\n", 0},
 	{"interp/api.go", "origStdout: r.origStdout, // used for process substitutions\n\t}",
-		"origStdout: r.origStdout, // used for process substitutions\n\t\tsk: r.sk.inherit(),\n\t}", 0},
+		"origStdout: r.origStdout, // used for process substitutions\n\t\tsk: r.sk.inherit(),\n\t\tskOpt: r.skOpt.inherit(),\n\t}", 0},
 	{"interp/runner.go", "ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n",
 		"ProcSubst: func(ps *syntax.ProcSubst) (string, error) {\n\t\t\tif runtime.GOOS == \"wasip1\" {\n\t\t\t\treturn r.skProcSubst(ctx, ps)\n\t\t\t}\n", 0},
 	{"interp/runner.go", "oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr\n",
@@ -206,11 +207,20 @@ var shellHooks = []struct {
 		"\t\tk := expand.SkillrunAssocKey(r.ecfg, index)\n", 0},
 	{"interp/test.go", "return r.lookupVar(x).IsSet()", "return r.skVarSet(x)", 0},
 	{"expand/param.go", "val, err := Literal(cfg, idx.(*syntax.Word))", "val, err := SkillrunAssocKey(cfg, idx), error(nil)", 0},
+	{"expand/param.go", "func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string, error) {\n",
+		"func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string, error) {\n\tif out, ok, err := cfg.skAnchoredReplace(repl, elems); ok {\n\t\treturn out, err\n\t}\n", 0},
 	{"expand/param.go", "\t\tcase Indexed:\n\t\t\tindexAllElements = true\n\t\t\tcallVarInd = false\n",
 		"\t\tcase Associative:\n\t\t\tindexAllElements = true\n\t\t\telems = skAssocValues(vr)\n\t\tcase Indexed:\n\t\t\tindexAllElements = true\n\t\t\tcallVarInd = false\n", 0},
 	{"expand/arith.go", "atoi(cfg.envGet(name))", "atoi(name.get(cfg))", 2},
 	{"expand/arith.go", "// default to 0\n\t\treturn int(atoi(str)), nil\n", "return skDynamic(cfg, str)\n", 0},
 	{"expand/arith.go", "cfg.envSet(name, strconv.FormatInt(val, 10))", "name.set(cfg, strconv.FormatInt(val, 10))", 2},
+	{"interp/builtin.go", "case \"trap\":\n", "case \"trap\":\n\t\treturn r.skTrap(pos, args)\n", 0},
+	{"interp/builtin.go", "case \"shopt\":\n", "case \"shopt\":\n\t\treturn r.skShopt(pos, args)\n", 0},
+	{"interp/builtin.go", "case \"set\":\n", "case \"set\":\n\t\treturn r.skSetBuiltin(pos, args)\n", 0},
+	{"interp/vars.go", "r.posixOptFlags()", "r.skFlags()", 0},
+	{"interp/runner.go", "\tr.stmts(ctx, file.Stmts)\n\tr.exit, r.lastExit = oldExit, oldLastExit",
+		"\tr.stmts(ctx, file.Stmts)\n\tif r.exit.exiting {\n\t\treturn // exit in a trap ends the shell with its status\n\t}\n\tr.exit, r.lastExit = oldExit, oldLastExit", 0},
+	{"interp/test.go", "if opt := r.posixOptByName(x); opt != nil {", "if on, ok := r.skSetOpt(x); ok {\n\t\t\treturn on\n\t\t}\n\t\tif opt := r.posixOptByName(x); opt != nil {", 0},
 }
 
 // patchShellSources adds shellPatchFiles to the module's copy in dir and

@@ -11,7 +11,8 @@
 //	sh FILE [ARGS...]
 //	sh -s [ARGS...]             (the script on standard input)
 //
-// Options before the script (-e, -u, -x, -o pipefail, ...) are bash's.
+// Options before the script (-e, -u, -x, -o pipefail, -O nullglob, ...)
+// are bash's.
 // The working directory is $PWD (the workspace). Resource limits of the
 // shell itself (limits.go) end a fork bomb or a runaway recursion with a
 // message and exit status 125, before the sandbox's memory limit would.
@@ -117,7 +118,7 @@ func parseArgs(args []string) (*invocation, error) {
 			break
 		}
 		rest = rest[1:]
-		if a == "-o" || a == "+o" {
+		if a == "-o" || a == "+o" || a == "-O" || a == "+O" {
 			if len(rest) == 0 {
 				return nil, fmt.Errorf("%s: option requires an argument", a)
 			}
@@ -207,7 +208,20 @@ func (sh *shell) runScript(ctx context.Context, src io.Reader, name, dir string,
 		fmt.Fprintf(sh.stderr, "sh: %v\n", err)
 		return exitUsage
 	}
-	p := append(append([]string{}, opts...), "--")
+	var p []string
+	for i := 0; i < len(opts); i++ {
+		if (opts[i] == "-O" || opts[i] == "+O") && i+1 < len(opts) {
+			// shopt options: -O sets one, +O unsets it.
+			if err := interp.BashOpts(map[bool]string{true: "-s", false: "-u"}[opts[i] == "-O"], opts[i+1])(r); err != nil && !strings.Contains(err.Error(), "unsupported") {
+				fmt.Fprintf(sh.stderr, "%s: %s: invalid shell option name\n", name, opts[i+1])
+				return exitUsage
+			}
+			i++
+			continue
+		}
+		p = append(p, opts[i])
+	}
+	p = append(p, "--")
 	if err := interp.Params(append(p, params...)...)(r); err != nil {
 		fmt.Fprintf(sh.stderr, "sh: %v\n", err)
 		return exitUsage

@@ -286,6 +286,13 @@ func (r *Runner) skRedir(ctx context.Context, rd *syntax.Redirect) (cls io.Close
 	fail := func(format string, a ...any) (io.Closer, bool, error) {
 		return nil, true, errors.New(r.skErrPrefix(rd.Pos()) + fmt.Sprintf(format, a...))
 	}
+	if (rd.Op == syntax.RdrOut || rd.Op == syntax.RdrAll) && (rd.N == nil || rd.N.Value == "1" || rd.N.Value == "2") && r.skNoClobber() {
+		// set -C: > and &> do not overwrite an existing file (>| does).
+		name := r.literal(rd.Word)
+		if fi, err := r.stat(ctx, name); err == nil && fi.Mode().IsRegular() {
+			return fail("%s: cannot overwrite existing file", name)
+		}
+	}
 	input := false
 	switch rd.Op {
 	case syntax.RdrIn, syntax.DplIn, syntax.RdrInOut, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
