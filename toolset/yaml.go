@@ -6,6 +6,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/scripts"
+	"github.com/skillrun/skillrun/skills"
 )
 
 // addYAML serves each action of c's YAML tool modules as
@@ -17,16 +18,11 @@ import (
 func (s *Set) addYAML(reg *host.Registry, c *Catalog, strict bool) error {
 	opts := &scripts.ToolOptions{Services: s.services(nil)}
 	for _, t := range c.tools() {
-		var granted capabilities.Set
-		if s.cfg.Grant != nil {
-			g, err := s.cfg.Grant(t.ScriptSkill())
-			if err != nil && strict {
-				return err
-			} else if err != nil {
-				s.warn("%v", err)
-				continue
-			}
-			granted = g
+		granted, ok, err := s.moduleGrant(t.ScriptSkill(), strict)
+		if err != nil {
+			return err
+		} else if !ok {
+			continue
 		}
 		for _, ht := range t.HostTools(s.cfg.Runner, granted, opts) {
 			name := ht.Definition().Name
@@ -57,16 +53,11 @@ func (s *Set) addExecutors(reg *host.Registry, c *Catalog, strict bool) error {
 			if !sk.HasExecutor() || c.agent != nil && !slices.Contains(c.agent.SkillNames(), sk.ID) {
 				continue
 			}
-			var granted capabilities.Set
-			if s.cfg.Grant != nil {
-				g, err := s.cfg.Grant(sk.ExecutorSkill())
-				if err != nil && strict {
-					return err
-				} else if err != nil {
-					s.warn("%v", err)
-					continue
-				}
-				granted = g
+			granted, ok, err := s.moduleGrant(sk.ExecutorSkill(), strict)
+			if err != nil {
+				return err
+			} else if !ok {
+				continue
 			}
 			if err := reg.Add(sk.HostTool(s.cfg.Runner, granted, opts)); err != nil {
 				s.warn("%s not served: %v", sk.ToolName(), err)
@@ -74,4 +65,22 @@ func (s *Set) addExecutors(reg *host.Registry, c *Catalog, strict bool) error {
 		}
 	}
 	return nil
+}
+
+// moduleGrant is the grant of a YAML module's scripts, as the skill sk
+// (nothing without a Grant). A grant that cannot be resolved is an error
+// when strict; otherwise it is said, and ok is false: the module is left
+// out.
+func (s *Set) moduleGrant(sk *skills.Skill, strict bool) (granted capabilities.Set, ok bool, err error) {
+	if s.cfg.Grant == nil {
+		return capabilities.Set{}, true, nil
+	}
+	g, err := s.cfg.Grant(sk)
+	if err != nil && strict {
+		return capabilities.Set{}, false, err
+	} else if err != nil {
+		s.warn("%v", err)
+		return capabilities.Set{}, false, nil
+	}
+	return g, true, nil
 }

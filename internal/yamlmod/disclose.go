@@ -88,6 +88,9 @@ func scriptSkill(t *Tool) (*skills.Skill, error) {
 			kind = "module"
 		}
 		fmt.Fprintf(&m, "\n[scripts.%s]\n%s = %s\n", a.key, kind, tomlString(a.Script))
+		if a.viaWrapper {
+			m.WriteString("args = [\"invoke\"]\n") // then the action's name (moduleDriver)
+		}
 	}
 	fsys := memFS{"SKILL.md": []byte(md.String()), "skill.toml": []byte(m.String())}
 	s, err := skills.LoadFS(fsys, ".", &skills.LoadOptions{DirName: t.ID})
@@ -97,16 +100,18 @@ func scriptSkill(t *Tool) (*skills.Skill, error) {
 	s.Location = filepath.Join(t.Dir, "SKILL.md")
 	for _, a := range t.Actions {
 		if a.viaWrapper {
-			s.Manifest.Scripts[a.key].Driver = wrapperDriver
+			s.Manifest.Scripts[a.key].Driver = moduleDriver
 		}
 	}
 	return s, nil
 }
 
-// wrapperDriver runs a tool's wrapper.py for one action.
+// moduleDriver runs the ADR's implementation files, which are modules:
+// a tool's wrapper.py for one action (FILE invoke ACTION) and a skill's
+// executor.py (FILE execute).
 //
-//go:embed wrapper_driver.py
-var wrapperDriver string
+//go:embed module_driver.py
+var moduleDriver string
 
 func writeFrontmatter(b *strings.Builder, fm skillFrontmatter) error {
 	out, err := yaml.Marshal(fm)

@@ -3,7 +3,6 @@ package yamlmod
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,12 +26,6 @@ const ExecutorFile = "executor.py"
 
 // executorScript is the executor's name in its generated skill.toml.
 const executorScript = "execute"
-
-// executorDriver runs a skill's executor.py with its tools as tool_call
-// host calls.
-//
-//go:embed executor_driver.py
-var executorDriver string
 
 // findExecutor notes the skill's executor.py, if it has one: a regular
 // file inside the module folder.
@@ -66,7 +59,7 @@ func (l *loader) findExecutor(p *parser, s *Skill, id string) {
 }
 
 // executorSkill is the skill's folder as a skill whose generated
-// manifest has one script, executor.py, run by executorDriver. It
+// manifest has one script, executor.py, run by moduleDriver. It
 // declares what a published skill's scripts do (read the skill and the
 // workspace, write the workspace) and the tools its methodology names,
 // which it calls: the operator's grant decides.
@@ -84,14 +77,14 @@ func executorSkill(s *Skill, dir string) (*skills.Skill, error) {
 	if len(s.tools) > 0 {
 		fmt.Fprintf(&m, "tools = %s\n", tomlStrings(s.tools))
 	}
-	fmt.Fprintf(&m, "\n[scripts.%s]\nsource = %s\n", executorScript, tomlString(ExecutorFile))
+	fmt.Fprintf(&m, "\n[scripts.%s]\nsource = %s\nargs = [\"execute\"]\n", executorScript, tomlString(ExecutorFile))
 	fsys := memFS{"SKILL.md": []byte(md.String()), "skill.toml": []byte(m.String())}
 	sk, err := skills.LoadFS(fsys, ".", &skills.LoadOptions{DirName: s.ID})
 	if err != nil {
 		return nil, err
 	}
 	sk.Location = filepath.Join(dir, "SKILL.md")
-	sk.Manifest.Scripts[executorScript].Driver = executorDriver
+	sk.Manifest.Scripts[executorScript].Driver = moduleDriver
 	return sk, nil
 }
 
@@ -165,36 +158,14 @@ func (et *executorTool) Call(ctx context.Context, input json.RawMessage) (*host.
 	if obj == nil {
 		return host.ErrorResult(et.def.Name + ": the input must be a JSON object"), nil
 	}
-	granted := et.granted
-	if et.opts.Grant != nil {
-		m := et.s.executor.Manifest
-		declared := capabilities.Merge(m.Capabilities, m.Scripts[executorScript].Capabilities)
-		g, res, err := et.opts.Grant(ctx, declared)
-		if res != nil || err != nil {
-			return res, err
-		}
-		granted = g
-	}
-	sr := &scripts.ScriptRun{
-		Services: et.opts.Services,
-		Granted:  granted,
-		Native:   et.opts.Native,
-		Input:    in,
-		Stdin:    bytes.NewReader(in),
-		Depth:    host.CallerFrom(ctx).Depth,
-	}
-	result, err := scripts.RunAsTool(ctx, et.r, et.s.executor, executorScript, sr)
+	result, err := runModuleScript(ctx, et.r, et.s.executor, executorScript, et.granted, &et.opts, in, nil)
 	if err != nil || result.IsError {
 		return result, err
 	}
-	trimmed := bytes.TrimSpace([]byte(result.Content))
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
-		result.Structured = json.RawMessage(trimmed)
-	}
 	if et.s.out != nil {
-		out := trimmed
-		if result.Structured == nil {
-			out, _ = json.Marshal(string(trimmed))
+		out := bytes.TrimSpace([]byte(result.Content))
+		if !json.Valid(out) {
+			out, _ = json.Marshal(string(out))
 		}
 		if err := et.s.CheckOutput(out); err != nil {
 			return host.ErrorResult(err.Error()), nil

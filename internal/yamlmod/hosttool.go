@@ -11,6 +11,7 @@ import (
 	"github.com/skillrun/skillrun/capabilities"
 	"github.com/skillrun/skillrun/host"
 	"github.com/skillrun/skillrun/scripts"
+	"github.com/skillrun/skillrun/skills"
 )
 
 // InputSchema returns the JSON Schema of the action's input: an object
@@ -110,26 +111,35 @@ func (at *actionTool) Call(ctx context.Context, input json.RawMessage) (*host.To
 	if err != nil {
 		return host.ErrorResult(fmt.Sprintf("%s: %v", at.def.Name, err)), nil
 	}
-	granted := at.granted
-	if at.opts.Grant != nil {
-		m := at.t.skill.Manifest
-		declared := capabilities.Merge(m.Capabilities, m.Scripts[at.a.key].Capabilities)
-		g, res, err := at.opts.Grant(ctx, declared)
+	return runModuleScript(ctx, at.r, at.t.skill, at.a.key, at.granted, &at.opts, in, []string{at.a.Name})
+}
+
+// runModuleScript runs script of sk (a tool's action, a skill's
+// executor) for one tool call: under granted, or what o.Grant decides
+// for what the script declares; the input on stdin and from the input
+// host function; args as its arguments. A result whose text is a JSON
+// object is its Structured too.
+func runModuleScript(ctx context.Context, r *scripts.Runner, sk *skills.Skill, script string, granted capabilities.Set,
+	o *scripts.ToolOptions, in []byte, args []string) (*host.ToolResult, error) {
+	if o.Grant != nil {
+		m := sk.Manifest
+		declared := capabilities.Merge(m.Capabilities, m.Scripts[script].Capabilities)
+		g, res, err := o.Grant(ctx, declared)
 		if res != nil || err != nil {
 			return res, err
 		}
 		granted = g
 	}
 	sr := &scripts.ScriptRun{
-		Services: at.opts.Services,
+		Services: o.Services,
 		Granted:  granted,
-		Native:   at.opts.Native,
-		Args:     []string{at.a.Name},
+		Native:   o.Native,
+		Args:     args,
 		Input:    in,
 		Stdin:    bytes.NewReader(in),
 		Depth:    host.CallerFrom(ctx).Depth,
 	}
-	result, err := scripts.RunAsTool(ctx, at.r, at.t.skill, at.a.key, sr)
+	result, err := scripts.RunAsTool(ctx, r, sk, script, sr)
 	if err != nil || result.IsError {
 		return result, err
 	}

@@ -1,8 +1,15 @@
-# skillrun's driver for a skill's executor.py (python -c THIS EXECUTOR):
-# the ADR's skills may come with execute(input, tools), a function or a
-# class's method, maybe a coroutine. The driver loads the file, calls it
-# with the input object from stdin and a tool set whose calls are
-# tool_call host calls (checked against the run's tools grant), and
+# skillrun's driver for the ADR's implementation files, which are modules
+# to import, not programs to run:
+#
+#   python -c THIS WRAPPER invoke ACTION   a tool's wrapper.py: one class
+#                                          with invoke(action, params)
+#   python -c THIS EXECUTOR execute        a skill's executor.py:
+#                                          execute(input, tools)
+#
+# The driver loads the file, finds the function (or the one class that
+# has it), calls it with the input object from stdin (and the action's
+# name, or a tool set whose calls are tool_call host calls, checked
+# against the run's tools grant), runs a coroutine to its end, and
 # prints the result: text as it is, anything else as JSON.
 import asyncio
 import importlib.util
@@ -115,56 +122,69 @@ class ToolSet:
         return Tool(self, tool_id)
 
 
-def _provide_bases(skill_id):
-    base = types.ModuleType("skills.base")
+def _provide_bases(folder, own_id):
+    # `from ..base import BaseTool`, `from tools.base import BaseTool`,
+    # `from skills.base import BaseSkill` and `from base import ...` find
+    # the ADR's classes: the module's package and its parent are not part
+    # of the sandbox's files.
+    base = types.ModuleType(folder + ".base")
     base.BaseTool, base.BaseSkill, base.ToolSet, base.ToolError = BaseTool, BaseSkill, ToolSet, ToolError
-    for name in ("skills", "tools"):
+    for name in ("tools", "skills"):
         pkg = sys.modules.setdefault(name, types.ModuleType(name))
         pkg.__path__ = getattr(pkg, "__path__", [])
         pkg.base = base
         sys.modules[name + ".base"] = base
     sys.modules.setdefault("base", base)
-    own = types.ModuleType("skills." + skill_id)
+    own = types.ModuleType(folder + "." + own_id)
     own.__path__ = []
-    sys.modules["skills." + skill_id] = own
+    sys.modules[folder + "." + own_id] = own
 
 
-def _fail(msg):
-    sys.stderr.write("executor.py: " + msg + "\n")
+def _fail(file, msg):
+    sys.stderr.write(file + ": " + msg + "\n")
     sys.exit(1)
 
 
-def main():
-    if len(sys.argv) < 2:
-        _fail("usage: EXECUTOR (input on stdin)")
-    path = sys.argv[1]
-    skill_id = os.path.basename(os.path.dirname(path)) or "skill"
-    sys.argv = [path] + sys.argv[2:]
+def _load(path, folder, method):
+    """Imports path as FOLDER.ID.NAME and returns its module-level method,
+    or that method of an instance of its one class that has it."""
+    file = os.path.basename(path)
+    own_id = os.path.basename(os.path.dirname(path)) or "module"
     sys.path.insert(0, os.path.dirname(path))
-    _provide_bases(skill_id)
-    name = "skills." + skill_id + ".executor"
+    _provide_bases(folder, own_id)
+    name = "%s.%s.%s" % (folder, own_id, os.path.splitext(file)[0])
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = "skills." + skill_id
+    mod.__package__ = folder + "." + own_id
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
+    if callable(getattr(mod, method, None)):
+        return mod.__dict__[method]
+    classes = [c for c in vars(mod).values()
+               if inspect.isclass(c) and c.__module__ == name and callable(getattr(c, method, None))
+               and not inspect.isabstract(c)]
+    what = {"invoke": "invoke(action, params)", "execute": "execute(input, tools)"}[method]
+    if len(classes) != 1:
+        _fail(file, "wants one class with an %s method (or a module-level %s); found %d" % (what, method, len(classes)))
+    try:
+        return getattr(classes[0](), method)
+    except TypeError as e:
+        _fail(file, "cannot make %s without arguments: %s" % (classes[0].__name__, e))
 
-    if callable(getattr(mod, "execute", None)):
-        target = mod.execute
-    else:
-        classes = [c for c in vars(mod).values()
-                   if inspect.isclass(c) and c.__module__ == name and callable(getattr(c, "execute", None))
-                   and not inspect.isabstract(c)]
-        if len(classes) != 1:
-            _fail("wants one class with an execute(input, tools) method (or a module-level execute); found %d" % len(classes))
-        try:
-            target = classes[0]().execute
-        except TypeError as e:
-            _fail("cannot make %s without arguments: %s" % (classes[0].__name__, e))
 
+def main():
+    if len(sys.argv) < 3 or sys.argv[2] not in ("invoke", "execute") or sys.argv[2] == "invoke" and len(sys.argv) < 4:
+        _fail("driver", "usage: FILE invoke ACTION | FILE execute (input on stdin)")
+    path, mode = sys.argv[1], sys.argv[2]
+    sys.argv = [path] + sys.argv[3:]
     raw = sys.stdin.read()
     data = json.loads(raw) if raw.strip() else {}
-    result = target(data, ToolSet(inspect.iscoroutinefunction(target)))
+    if mode == "invoke":
+        target = _load(path, "tools", "invoke")
+        result = target(sys.argv[1], data)
+    else:
+        target = _load(path, "skills", "execute")
+        result = target(data, ToolSet(inspect.iscoroutinefunction(target)))
     if inspect.isawaitable(result):
         result = asyncio.run(result)
     if isinstance(result, str):
