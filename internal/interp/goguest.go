@@ -29,6 +29,10 @@ type goGuest struct {
 	// patch prepares the build in work and returns extra go build
 	// arguments (the shell's -modfile, see shell.go); nil for none.
 	patch func(ctx context.Context, src, work string) ([]string, error)
+	// recipe fingerprints what this binary's patch applies (the shell's
+	// patch files and hooks, embedded in the binary): part of the build's
+	// identity, since it, not the tree's copy, is what the build uses.
+	recipe func() string
 }
 
 // Every Go guest is built as a WASI reactor (-buildmode=c-shared) that
@@ -38,7 +42,7 @@ type goGuest struct {
 var goGuests = map[string]goGuest{
 	JS:    {pkg: "guest/interp/js", wasm: "js.wasm", what: "the JavaScript interpreter"},
 	JSTS:  {pkg: "guest/interp/js", wasm: "jsts.wasm", what: "the JavaScript interpreter with TypeScript", tags: "esbuild"},
-	Shell: {pkg: "guest/interp/sh", wasm: "sh.wasm", what: "the sandboxed shell", patch: patchShellBuild},
+	Shell: {pkg: "guest/interp/sh", wasm: "sh.wasm", what: "the sandboxed shell", patch: patchShellBuild, recipe: shellRecipe},
 }
 
 // IsGoGuest reports whether language's interpreter is built from Go
@@ -74,6 +78,9 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	hash, err := goSourceHash(src, g.pkg)
 	if err == nil && g.tags != "" {
 		hash += "+" + g.tags
+	}
+	if err == nil && g.recipe != nil {
+		hash += "+" + g.recipe()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("source of %s in %s: %w", g.what, src, err)

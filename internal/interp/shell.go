@@ -3,7 +3,9 @@ package interp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -164,7 +166,16 @@ func copyTreeWritable(from, to string) error {
 // to array elements; expand/split.go splits fields on IFS characters
 // other than blanks as bash does; */assoc.go read associative array
 // literals and keys as bash 5.2 does; interp/options.go has bash's trap,
-// set and shopt with all of bash's options, noclobber and $-.
+// set and shopt with all of bash's options, noclobber and $-;
+// */arith2.go have bash's errors of arithmetic (malformed constants,
+// messages, abandoning the command line), shift counts modulo 64,
+// [[ -eq ]] on expressions and [[ =~ ]] with quoted parts and
+// BASH_REMATCH as bash has them, and syntax/arith.go arithmetic
+// assignments to names built by expansions ($(( x$foo = 1 ))); expand/varref.go has bash's ${!ref}
+// with operators and element, array and special targets;
+// interp/bracket.go test and [ as bash evaluates them; interp/declare.go
+// declare -p, -F and the listings of declare, export, readonly and
+// local as bash prints them.
 //
 //go:embed shellpatch/*/*.go
 var shellPatchFiles embed.FS
@@ -211,6 +222,21 @@ var shellHooks = []struct {
 		"func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string, error) {\n\tif out, ok, err := cfg.skAnchoredReplace(repl, elems); ok {\n\t\treturn out, err\n\t}\n", 0},
 	{"expand/param.go", "\t\tcase Indexed:\n\t\t\tindexAllElements = true\n\t\t\tcallVarInd = false\n",
 		"\t\tcase Associative:\n\t\t\tindexAllElements = true\n\t\t\telems = skAssocValues(vr)\n\t\tcase Indexed:\n\t\t\tindexAllElements = true\n\t\t\tcallVarInd = false\n", 0},
+	// var-ref: ${!ref} with operators and element, array and special targets.
+	{"expand/param.go", "func (cfg *Config) paramExp(pe *syntax.ParamExp) (string, error) {\n",
+		"func (cfg *Config) paramExp(pe *syntax.ParamExp) (string, error) {\n\tif np, err := cfg.skIndirect(pe); err != nil {\n\t\treturn \"\", err\n\t} else if np != nil {\n\t\tpe = np\n\t}\n", 0},
+	{"expand/expand.go", "func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {\n",
+		"func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {\n\tif np, err := cfg.skIndirect(pe); err != nil {\n\t\treturn nil, false\n\t} else if np != nil {\n\t\tpe = np\n\t}\n", 0},
+	{"expand/expand.go", "func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {\n",
+		"func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {\n\tif np, err := cfg.skIndirect(pe); err != nil {\n\t\treturn nil, err\n\t} else if np != nil {\n\t\tpe = np\n\t}\n", 0},
+	{"interp/runner.go", "case errors.Is(err, errReadOnly):\n", "case errors.Is(err, errReadOnly), expand.SkillrunFailsCommand(err):\n", 0},
+	{"interp/builtin.go", "case \"test\":\n\t\tparseErr := false\n", "case \"test\":\n\t\treturn r.skTest(ctx, pos, name, args)\n\t\tparseErr := false\n", 0},
+	{"interp/runner.go", "case *syntax.DeclClause:\n\t\tlocal, global := false, false\n", "case *syntax.DeclClause:\n\t\tif r.skDecl(cm) {\n\t\t\tbreak\n\t\t}\n\t\tlocal, global := false, false\n", 0},
+	{"interp/runner.go", "if declQuery == \"-p\" {\n", "if declQuery == \"-p\" {\n\t\t\t\tr.skDeclPrint(cm.Variant.Value, name)\n\t\t\t\tcontinue\n", 0},
+	{"interp/builtin.go", "case \"eval\":\n\t\tsrc := strings.Join(args, \" \")\n", "case \"eval\":\n\t\tif len(args) > 0 && args[0] == \"--\" {\n\t\t\targs = args[1:] // eval -- code\n\t\t}\n\t\tsrc := strings.Join(args, \" \")\n", 0},
+	{"interp/runner.go", "\t\t\tname := as.Name.Value\n\t\t\tif !syntax.ValidName(name) {\n", "\t\t\tname := as.Name.Value\n\t\t\tif name == \"--\" && as.Naked {\n\t\t\t\tcontinue // declare -- name=value\n\t\t\t}\n\t\t\tif !syntax.ValidName(name) {\n", 0},
+	{"interp/builtin.go", "} else if vars && r.lookupVar(arg).IsSet() {\n\t\t\t\tr.delVar(arg)\n",
+		"} else if vars && r.lookupVar(arg).ReadOnly {\n\t\t\t\tr.errf(\"unset: %s: cannot unset: readonly variable\\n\", arg)\n\t\t\t\texit.code = 1\n\t\t\t} else if vars && r.lookupVar(arg).IsSet() {\n\t\t\t\tr.delVar(arg)\n", 0},
 	{"expand/arith.go", "atoi(cfg.envGet(name))", "atoi(name.get(cfg))", 2},
 	{"expand/arith.go", "// default to 0\n\t\treturn int(atoi(str)), nil\n", "return skDynamic(cfg, str)\n", 0},
 	{"expand/arith.go", "cfg.envSet(name, strconv.FormatInt(val, 10))", "name.set(cfg, strconv.FormatInt(val, 10))", 2},
@@ -221,6 +247,22 @@ var shellHooks = []struct {
 	{"interp/runner.go", "\tr.stmts(ctx, file.Stmts)\n\tr.exit, r.lastExit = oldExit, oldLastExit",
 		"\tr.stmts(ctx, file.Stmts)\n\tif r.exit.exiting {\n\t\treturn // exit in a trap ends the shell with its status\n\t}\n\tr.exit, r.lastExit = oldExit, oldLastExit", 0},
 	{"interp/test.go", "if opt := r.posixOptByName(x); opt != nil {", "if on, ok := r.skSetOpt(x); ok {\n\t\t\treturn on\n\t\t}\n\t\tif opt := r.posixOptByName(x); opt != nil {", 0},
+	{"expand/arith.go", "func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {\n",
+		"func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {\n\tn, err := skArithm(cfg, expr)\n\treturn n, skArithErr(expr, err)\n}\n\nfunc skArithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {\n", 0},
+	{"expand/expand.go", "case *syntax.ArithmExp:\n\t\t\tn, err := Arithm(cfg, wp.X)\n", "case *syntax.ArithmExp:\n\t\t\tn, err := skArithmExp(cfg, wp.X)\n", 2},
+	{"expand/arith.go", "name, err := skArithRef(cfg, expr.X)\n\t\t\tif err != nil {\n\t\t\t\treturn 0, err\n\t\t\t}\n",
+		"name, err := skArithRef(cfg, expr.X)\n\t\t\tif err == nil && name.key == nil {\n\t\t\t\terr = skNounset(cfg, name.name)\n\t\t\t}\n\t\t\tif err != nil {\n\t\t\t\treturn 0, err\n\t\t\t}\n", 0},
+	{"expand/arith.go", "uint(y)", "(uint(y) & 63)", 2},
+	{"expand/arith.go", "uint(arg)", "(uint(arg) & 63)", 2},
+	{"interp/api.go", "\thandlingTrap bool", "\tskAbort bool // skillrun: an error of arithmetic abandons the command line\n\thandlingTrap bool", 0},
+	{"interp/api.go", "r.filename = node.Name\n\t\tr.stmts(ctx, node.Stmts)", "r.filename = node.Name\n\t\tr.skTopStmts(ctx, node.Stmts)", 0},
+	{"interp/runner.go", "errMsg := err.Error()\n\tfmt.Fprintln(r.stderr, errMsg)\n", "if r.skExpandErr(err) {\n\t\treturn\n\t}\n\terrMsg := err.Error()\n\tfmt.Fprintln(r.stderr, errMsg)\n", 0},
+	{"interp/runner.go", "n, err := expand.Arithm(r.ecfg, expr)\n\tr.expandErr(err)\n", "n, err := expand.Arithm(r.ecfg, expr)\n\tr.skArithmErr(err)\n", 0},
+	{"interp/test.go", "\tcase *syntax.BinaryTest:\n\t\tswitch x.Op {\n", "\tcase *syntax.BinaryTest:\n\t\tif x.Op == syntax.TsReMatch && !classic {\n\t\t\treturn r.skReMatch(x)\n\t\t}\n\t\tswitch x.Op {\n\t\tcase syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsLeq, syntax.TsGtr, syntax.TsGeq:\n\t\t\tif !classic {\n\t\t\t\treturn r.skArithTest(x)\n\t\t\t}\n", 0},
+	{"interp/runner.go", "if r.bashTest(ctx, cm.X, false) == \"\" && r.exit.ok() {", "if r.skTestClause(ctx, cm.X) == \"\" && r.exit.ok() {", 0},
+	{"expand/arith.go", "val := cfg.envGet(str)\n", "val := skArithVal(cfg, str)\n", 0},
+	{"syntax/parser_arithm.go", "\tw, ok := left.(*Word)\n\tif !ok || len(w.Parts) != 1 {\n\t\treturn false\n\t}\n\tswitch wp := w.Parts[0].(type) {\n\tcase *Lit:\n\t\treturn ValidName(wp.Value)\n\tcase *ParamExp:\n\t\treturn wp.nakedIndex()\n",
+		"\tw, ok := left.(*Word)\n\tif !ok {\n\t\treturn false\n\t}\n\tif len(w.Parts) != 1 {\n\t\treturn skDynArithName(w)\n\t}\n\tswitch wp := w.Parts[0].(type) {\n\tcase *Lit:\n\t\treturn ValidName(wp.Value)\n\tcase *ParamExp:\n\t\treturn wp.nakedIndex() || skDynArithName(w)\n", 0},
 }
 
 // patchShellSources adds shellPatchFiles to the module's copy in dir and
@@ -256,4 +298,25 @@ func patchShellSources(dir string) error {
 		}
 	}
 	return nil
+}
+
+// shellRecipe fingerprints the shell build's patches as this binary
+// applies them: its embedded patch files and hooks. A cached sh.wasm
+// built by another binary of the same tree (an older build of it, a test
+// binary) is then not taken for this one's.
+func shellRecipe() string {
+	h := sha256.New()
+	files, _ := fs.Glob(shellPatchFiles, "shellpatch/*/*.go")
+	for _, f := range files {
+		b, _ := shellPatchFiles.ReadFile(f)
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	for _, hk := range shellHooks {
+		fmt.Fprintf(h, "%q %q %q %d\n", hk.file, hk.from, hk.to, hk.n)
+	}
+	for _, p := range shellPatches {
+		fmt.Fprintf(h, "module %s\n", p.module)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:8]
 }

@@ -45,7 +45,7 @@ func skArithRef(cfg *Config, x syntax.ArithmExpr) (skRef, error) {
 		return skRef{name: name}, nil
 	}
 	if len(w.Parts) == 1 {
-		if pe, ok := w.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && pe.Index != nil &&
+		if pe, ok := w.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && pe.Index != nil && syntax.ValidName(pe.Param.Value) &&
 			!pe.Excl && !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil {
 			r := skRef{name: pe.Param.Value}
 			if cfg.Env.Get(r.name).Kind == Associative {
@@ -63,6 +63,12 @@ func skArithRef(cfg *Config, x syntax.ArithmExpr) (skRef, error) {
 			r.key = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: strconv.Itoa(n)}}}
 			return r, nil
 		}
+	}
+	// A name made by an expansion: $(( x$foo = 42 )).
+	if name, err := Literal(cfg, w); err != nil {
+		return skRef{}, err
+	} else if syntax.ValidName(name) && name != w.Lit() {
+		return skRef{name: name}, nil
 	}
 	return skRef{}, fmt.Errorf("attempted assignment to non-variable")
 }
@@ -107,10 +113,17 @@ const skMaxArithDepth = 1024
 // bash's syntax error.
 func skDynamic(cfg *Config, str string) (int, error) {
 	t := strings.TrimSpace(str)
-	if t == "" || t == "@" || t == "*" || skNumber(t) || syntax.ValidName(t) {
-		// A name here is unset or empty, and @ or * is the index of
-		// ${s[@]} on a string: 0, as before.
-		return int(atoi(str)), nil
+	if t == "" || t == "@" || t == "*" {
+		// @ or * is the index of ${s[@]} on a string: 0, as before.
+		return 0, nil
+	}
+	if syntax.ValidName(t) {
+		// A name here is unset or empty: 0, or set -u's error.
+		return 0, skNounset(cfg, t)
+	}
+	if skNumber(t) {
+		n, err := skParseNum(t)
+		return int(n), err
 	}
 	if skArithDepth.Add(1) > skMaxArithDepth {
 		skArithDepth.Add(-1)
@@ -119,7 +132,11 @@ func skDynamic(cfg *Config, str string) (int, error) {
 	defer skArithDepth.Add(-1)
 	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(t))
 	if err != nil || expr == nil {
-		return 0, fmt.Errorf("%s: syntax error in expression", t)
+		return 0, &SkillrunArithError{Expr: t, Msg: "syntax error in expression"}
+	}
+	if end := int(expr.End().Offset()); end < len(t) {
+		// Text after a whole expression: "12 34".
+		return 0, &SkillrunArithError{Expr: t, Msg: "syntax error in expression", Token: strings.TrimSpace(t[end:])}
 	}
 	if w, ok := expr.(*syntax.Word); ok && w.Lit() == t {
 		// Text that is one word of itself (an index such as @ that
