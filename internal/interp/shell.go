@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // A modulePatch is a dependency of the shell guest that its build
@@ -303,8 +304,10 @@ func patchShellSources(dir string) error {
 // shellRecipe fingerprints the shell build's patches as this binary
 // applies them: its embedded patch files and hooks. A cached sh.wasm
 // built by another binary of the same tree (an older build of it, a test
-// binary) is then not taken for this one's.
-func shellRecipe() string {
+// binary) is then not taken for this one's. The embedded files never
+// change in a process, so it is computed once: Ensure asks for it on
+// every run.
+var shellRecipe = sync.OnceValue(func() string {
 	h := sha256.New()
 	files, _ := fs.Glob(shellPatchFiles, "shellpatch/*/*.go")
 	for _, f := range files {
@@ -319,4 +322,4 @@ func shellRecipe() string {
 		fmt.Fprintf(h, "module %s\n", p.module)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:8]
-}
+})
