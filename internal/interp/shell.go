@@ -182,11 +182,10 @@ func copyTreeWritable(from, to string) error {
 var shellPatchFiles embed.FS
 
 // shellHooks are where mvdan.cc/sh's files call into shellPatchFiles (file
-// is PKG/NAME): each from must occur n times in its file (once for 0).
-var shellHooks = []struct {
-	file, from, to string
-	n              int
-}{
+// is PKG/NAME), applied in order. Hooks of one feature area may live in
+// their own file (shellhooks_AREA.go) and append themselves in an init
+// function; they then apply after these, in file-name order.
+var shellHooks = []shellHook{
 	{"interp/api.go", "stderr io.Writer\n", "stderr io.Writer\n\tsk     skState // skillrun: descriptors above 2, process substitution\n\tskOpt  skOptState // skillrun: traps and bash's options\n", 0},
 	{"interp/api.go", "origStdout: r.origStdout, // used for process substitutions\n\t}",
 		"origStdout: r.origStdout, // used for process substitutions\n\t\tsk: r.sk.inherit(),\n\t\tskOpt: r.skOpt.inherit(),\n\t}", 0},
@@ -264,6 +263,14 @@ var shellHooks = []struct {
 	{"expand/arith.go", "val := cfg.envGet(str)\n", "val := skArithVal(cfg, str)\n", 0},
 	{"syntax/parser_arithm.go", "\tw, ok := left.(*Word)\n\tif !ok || len(w.Parts) != 1 {\n\t\treturn false\n\t}\n\tswitch wp := w.Parts[0].(type) {\n\tcase *Lit:\n\t\treturn ValidName(wp.Value)\n\tcase *ParamExp:\n\t\treturn wp.nakedIndex()\n",
 		"\tw, ok := left.(*Word)\n\tif !ok {\n\t\treturn false\n\t}\n\tif len(w.Parts) != 1 {\n\t\treturn skDynArithName(w)\n\t}\n\tswitch wp := w.Parts[0].(type) {\n\tcase *Lit:\n\t\treturn ValidName(wp.Value)\n\tcase *ParamExp:\n\t\treturn wp.nakedIndex() || skDynArithName(w)\n", 0},
+}
+
+// shellHook rewrites from into to in one of mvdan.cc/sh's files: from
+// must occur exactly n times (once for 0), so a new mvdan.cc/sh that
+// moves the code fails the build naming the hook.
+type shellHook struct {
+	file, from, to string
+	n              int
 }
 
 // patchShellSources adds shellPatchFiles to the module's copy in dir and
