@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillrun/skillrun/internal/interp"
+	"github.com/skillrun/skillrun/internal/safefile"
 	"github.com/skillrun/skillrun/sandbox"
 	"github.com/skillrun/skillrun/scripts"
 )
@@ -35,7 +37,7 @@ interpreters in its cache folder (<user cache dir>/skillrun/interpreters):
   sh      skillrun's sandboxed shell (mvdan.cc/sh with built-in commands,
           pure Go), built with the go command on first use`,
 	}
-	cmd.AddCommand(newInterpretersInstallCmd(), newInterpretersListCmd(), newInterpretersCompileCmd())
+	cmd.AddCommand(newInterpretersInstallCmd(), newInterpretersBundleCmd(), newInterpretersListCmd(), newInterpretersCompileCmd())
 	return cmd
 }
 
@@ -51,53 +53,177 @@ func interpretersDir(dir string) (string, error) {
 }
 
 func newInterpretersInstallCmd() *cobra.Command {
-	var dir, from, work, source string
+	var dir, from, work, source, digest string
+	var build bool
 	cmd := &cobra.Command{
-		Use:   "install python|js|js-ts|sh",
-		Short: "Build (or copy) an interpreter into skillrun's cache folder",
-		Example: `  skillrun interpreters install python
-  skillrun interpreters install python --from /tmp/python-wasi   # holds python.wasm and lib/python3.11/
-  skillrun interpreters install js`,
-		Args: cobra.ExactArgs(1),
+		Use:   "install [python|js|js-ts|sh...]",
+		Short: "Install interpreters from a release bundle, or build them",
+		Long: `Install puts interpreters into skillrun's cache folder.
+
+From a release bundle (--from FILE or URL; a released skillrun fetches its
+own release's bundle when --from is not given): nothing is built and no
+toolchain is needed. Every file is verified against the digest this
+skillrun carries (or --sha256 for a development build) before anything is
+installed; a mismatch is refused naming the file. With no NAME, every
+interpreter in the bundle is installed.
+
+Built from source (a development build, or --build): python from Debian's
+source package, js, js-ts and sh with the go command; --from DIR copies a
+prebuilt CPython for WASI.`,
+		Example: `  skillrun interpreters install                                   # a release: all, from its bundle
+  skillrun interpreters install sh --from skillrun-interpreters.tar.gz --sha256 HEX
+  skillrun interpreters install --from https://example.com/skillrun-interpreters.tar.gz
+  skillrun interpreters install python --build
+  skillrun interpreters install python --from /tmp/python-wasi   # holds python.wasm and lib/python3.11/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := interpretersDir(dir)
+			if err != nil {
+				return err
+			}
+			for _, a := range args {
+				if !interp.IsBundled(a) {
+					return usageErr("no interpreter %q; skillrun has python, js, js-ts and sh", a)
+				}
+			}
+			release, releaseURL := interp.ReleaseBundle()
+			if digest != "" && release != "" && !strings.EqualFold(digest, release) {
+				return usageErr("--sha256 %s differs from the bundle digest this skillrun was built with (%s); a released skillrun installs only its own bundle", digest, release)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			out := cmd.OutOrStdout()
+			bundle := from
+			if bundle == "" && !build && releaseURL != "" {
+				bundle = releaseURL
+			}
+			if bundle != "" && !isDir(bundle) {
+				if build || work != "" || source != "" {
+					return usageErr("--build, --work and --source build from source; --from %s installs a bundle", bundle)
+				}
+				ins, err := interp.InstallBundleFrom(ctx, d, bundle, &interp.BundleOptions{Languages: args, Digest: digest, Progress: cmd.ErrOrStderr()})
+				for _, in := range ins {
+					fmt.Fprintf(out, "installed %s (%s) in %s\n", in.Language, in.Version, in.Dir)
+				}
+				if err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				return nil
+			}
+			if digest != "" {
+				return usageErr("--sha256 verifies a bundle; pass the bundle with --from FILE|URL")
+			}
+			if len(args) == 0 {
+				return usageErr("name the interpreters to build (python, js, js-ts, sh), or install a bundle with --from FILE|URL")
+			}
+			opts := &interp.BuildOptions{Progress: cmd.ErrOrStderr(), Work: work, Source: source}
+			for _, lang := range args {
+				in, err := buildInterpreter(ctx, d, lang, from, opts)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "installed %s (%s) in %s\n", in.Language, in.Version, in.Dir)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&dir, "dir", "", "the interpreters `DIR` (default: <user cache dir>/skillrun/interpreters)")
+	fl.StringVar(&from, "from", "", "install from a release bundle `FILE|URL` (https; http only to loopback), or, for python, copy a prebuilt CPython for WASI from a DIR (python.wasm and lib/python3.11/)")
+	fl.StringVar(&digest, "sha256", "", "the bundle's digest `HEX` (SHA-256 of its MANIFEST.sha256, published with it) for a development build of skillrun, which carries none")
+	fl.BoolVar(&build, "build", false, "build from source even in a released skillrun (python needs Debian's toolchain; js, js-ts and sh the go command and --source)")
+	fl.StringVar(&work, "work", "", "python: keep the build's work files (apt files, source, objects) in `DIR` to reuse them")
+	fl.StringVar(&source, "source", "", "js, js-ts, sh: the skillrun source tree `DIR` to build from (default: the one this skillrun was built from)")
+	return cmd
+}
+
+// buildInterpreter builds (or, for python with from, copies) one
+// interpreter into the interpreters folder d.
+func buildInterpreter(ctx context.Context, d, lang, from string, opts *interp.BuildOptions) (*interp.Interpreter, error) {
+	var in *interp.Interpreter
+	var err error
+	switch lang {
+	case interp.Python:
+		if opts.Source != "" {
+			return nil, usageErr("--source is for js, js-ts and sh; python is built from Debian's source package (or copied with --from DIR)")
+		}
+		if from != "" {
+			in, err = interp.InstallPythonFrom(d, from)
+		} else {
+			in, err = interp.BuildPython(ctx, d, opts)
+		}
+	default:
+		if from != "" || opts.Work != "" {
+			return nil, usageErr("--from DIR and --work are for python; %s is built from source (--source DIR) or installed from a bundle (--from FILE|URL)", lang)
+		}
+		in, err = interp.Ensure(ctx, d, lang, opts)
+	}
+	if err != nil {
+		return nil, &exitError{code: 1, err: err}
+	}
+	return in, nil
+}
+
+// isDir reports whether p is an existing folder (a prebuilt CPython, not
+// a bundle file or URL).
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func newInterpretersBundleCmd() *cobra.Command {
+	var dir, out string
+	cmd := &cobra.Command{
+		Use:   "bundle -o FILE [python|js|js-ts|sh...]",
+		Short: "Write the installed interpreters into a bundle that installs without toolchains",
+		Long: `Bundle writes the installed interpreters (all four, or those named) into one
+gzip'd tar that "skillrun interpreters install --from FILE" installs on a
+machine with no Go, clang or Debian packages. The shell and JavaScript
+interpreters are built from this tree first if they are not current.
+
+It prints the bundle's digest, the SHA-256 of its MANIFEST.sha256 (which
+lists every file's SHA-256): a release binary is built with it
+(make dist), and a development build takes it as --sha256.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("-o FILE is required")
+			}
+			for _, a := range args {
+				if !interp.IsBundled(a) {
+					return usageErr("no interpreter %q; skillrun has python, js, js-ts and sh", a)
+				}
+			}
 			d, err := interpretersDir(dir)
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			opts := &interp.BuildOptions{Progress: cmd.ErrOrStderr(), Work: work, Source: source}
-			var in *interp.Interpreter
-			switch args[0] {
-			case interp.Python:
-				if source != "" {
-					return usageErr("--source is for js; python is built from Debian's source package (or copied with --from)")
-				}
-				if from != "" {
-					in, err = interp.InstallPythonFrom(d, from)
-				} else {
-					in, err = interp.BuildPython(ctx, d, opts)
-				}
-			case interp.JS, interp.JSTS, interp.Shell:
-				if from != "" || work != "" {
-					return usageErr("--from and --work are for python; %s is built from source (--source DIR)", args[0])
-				}
-				in, err = interp.Ensure(ctx, d, args[0], opts)
-			default:
-				return usageErr("no interpreter %q; skillrun has python, js, js-ts and sh", args[0])
+			langs := args
+			if len(langs) == 0 {
+				langs = []string{interp.JS, interp.JSTS, interp.Python, interp.Shell}
 			}
+			for _, l := range langs {
+				if interp.IsGoGuest(l) {
+					if _, err := interp.Ensure(ctx, d, l, &interp.BuildOptions{Progress: cmd.ErrOrStderr()}); err != nil {
+						return &exitError{code: 1, err: err}
+					}
+				}
+			}
+			var digest string
+			err = safefile.WriteAtomic(out, 0o644, func(w io.Writer) error {
+				digest, err = interp.WriteBundle(w, d, langs)
+				return err
+			})
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "installed %s (%s) in %s\n", in.Language, in.Version, in.Dir)
+			fmt.Fprintf(cmd.ErrOrStderr(), "skillrun: wrote %s (%s); its digest:\n", out, strings.Join(langs, ", "))
+			fmt.Fprintln(cmd.OutOrStdout(), digest)
 			return nil
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&dir, "dir", "", "the interpreters `DIR` (default: <user cache dir>/skillrun/interpreters)")
-	fl.StringVar(&from, "from", "", "python: copy a prebuilt CPython for WASI from `DIR` (python.wasm and lib/python3.11/) instead of building")
-	fl.StringVar(&work, "work", "", "python: keep the build's work files (apt files, source, objects) in `DIR` to reuse them")
-	fl.StringVar(&source, "source", "", "js, sh: the skillrun source tree `DIR` to build from (default: the one this skillrun was built from)")
+	cmd.Flags().StringVar(&dir, "dir", "", "the interpreters `DIR` (default: <user cache dir>/skillrun/interpreters)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the bundle `FILE` to write")
 	return cmd
 }
 

@@ -70,8 +70,11 @@ func Ensure(ctx context.Context, dir, language string, o *BuildOptions) (*Interp
 	}
 	installed, findErr := Find(dir, language)
 	if src == "" {
+		if findErr != nil && bundleDigest != "" {
+			return nil, findErr // a release: its hint installs the bundle
+		}
 		if findErr != nil {
-			return nil, fmt.Errorf("%w; building it needs a skillrun source tree (skillrun interpreters install %s --source DIR)", findErr, language)
+			return nil, fmt.Errorf("%w; building it needs a skillrun source tree (skillrun interpreters install %s --source DIR), or install it from a release bundle (--from FILE|URL)", findErr, language)
 		}
 		return installed, nil
 	}
@@ -235,11 +238,16 @@ func goSourceHashNow(root, pkg string) (string, error) {
 			return "", err
 		}
 	}
-	files = append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"), filepath.Join(root, "internal", "interp", "shell.go"))
-	// The shell's additions to mvdan.cc/sh (shell.go writes them into its
-	// build copy).
-	patches, _ := filepath.Glob(filepath.Join(root, "internal", "interp", "shellpatch", "*", "*.go"))
-	files = append(files, patches...)
+	files = append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"))
+	if pkg == goGuests[Shell].pkg {
+		// The shell's additions to mvdan.cc/sh and the hooks that call
+		// them (shell*.go writes them into its build copy); the other
+		// guests do not depend on them.
+		hooks, _ := filepath.Glob(filepath.Join(root, "internal", "interp", "shell*.go"))
+		patches, _ := filepath.Glob(filepath.Join(root, "internal", "interp", "shellpatch", "*", "*.go"))
+		files = append(files, hooks...)
+		files = append(files, patches...)
+	}
 	sort.Strings(files)
 	// A process that runs many commands (the resident, a server) reads
 	// and hashes the source again only when a file's size or time
