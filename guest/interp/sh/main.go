@@ -201,7 +201,6 @@ func (sh *shell) runScript(ctx context.Context, src io.Reader, name, dir string,
 		fmt.Fprintf(sh.stderr, "%s: %v\n", name, err)
 		return exitUsage
 	}
-	subshellPipeEnds(file)
 	readFromFD(file)
 	r, err := sh.newRunner(dir, environ, sh.stdin, sh.stdout, sh.stderr)
 	if err != nil {

@@ -154,11 +154,12 @@ func lookPath(dir, pathList, name string) (string, bool) {
 	return "", false
 }
 
-// environOf lists the exported variables of env as KEY=VALUE.
+// environOf lists the exported variables of env as KEY=VALUE; as in
+// bash, arrays are not exported.
 func environOf(env expand.Environ) []string {
 	var list []string
 	env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() {
+		if vr.Exported && vr.IsSet() && vr.Kind == expand.String {
 			list = append(list, name+"="+vr.String())
 		}
 		return true

@@ -41,10 +41,14 @@ func (r *Runner) skArithMsg(err error, cmd string) bool {
 	return true
 }
 
-// skExpandErr handles an expansion's error of arithmetic: the command
-// line is abandoned (skTopStmts goes on with the next) with status 1.
+// skExpandErr handles an expansion's error of arithmetic, or a bad
+// indirect reference (${!ref} naming no variable): the command line is
+// abandoned (skTopStmts goes on with the next) with status 1, leaving a
+// function it was in, as bash does.
 func (r *Runner) skExpandErr(err error) bool {
-	if !r.skArithMsg(err, "") {
+	if expand.SkillrunFailsCommand(err) {
+		fmt.Fprintln(r.stderr, err.Error())
+	} else if !r.skArithMsg(err, "") {
 		return false
 	}
 	r.exit.code = 1

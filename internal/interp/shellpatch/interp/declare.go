@@ -146,8 +146,8 @@ func skDeclLine(name string, vr expand.Variable) string {
 	if flags == "" {
 		flags = "-"
 	}
-	if !vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative {
-		return fmt.Sprintf("declare -%s %s\n", flags, name)
+	if !vr.IsSet() && len(vr.List) == 0 && len(vr.Map) == 0 {
+		return fmt.Sprintf("declare -%s %s\n", flags, name) // declared, no value
 	}
 	return fmt.Sprintf("declare -%s %s=%s\n", flags, name, skDeclValue(vr, true))
 }

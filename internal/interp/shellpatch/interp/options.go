@@ -314,11 +314,24 @@ func (r *Runner) skSetBuiltin(pos syntax.Pos, args []string) exitStatus {
 		exit.code = 2
 		return exit
 	}
-	var params []string
+	// As bash's set_builtin: "--" ends the options and sets the
+	// parameters even to none, "-" ends them turning off -x and -v, a
+	// lone "+" is an empty option word, and the parameters change only
+	// if arguments are left or after "--".
+	setParams := false
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
-		if a == "-" || a == "--" || a == "+" || len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+		if a == "-" || a == "--" {
+			i++
+			setParams = a == "--"
+			if a == "-" {
+				r.skSetOptTo("xtrace", false)
+				r.skSetOptTo("verbose", false)
+			}
+			break
+		}
+		if a == "" || (a[0] != '-' && a[0] != '+') {
 			break
 		}
 		on := a[0] == '-'
@@ -346,11 +359,8 @@ func (r *Runner) skSetBuiltin(pos syntax.Pos, args []string) exitStatus {
 			}
 		}
 	}
-	if i < len(args) {
-		params = args[i:]
-	}
-	if err := Params(params...)(r); err != nil {
-		return fail("%v\n", err)
+	if i < len(args) || setParams {
+		r.Params = slices.Clone(args[i:])
 	}
 	r.updateExpandOpts()
 	return exit
@@ -564,13 +574,8 @@ func skVarQuote(s string) string {
 	if s == "" {
 		return "''"
 	}
-	for _, c := range s {
-		if c < ' ' || c == 0x7f {
-			if q, err := syntax.Quote(s, syntax.LangBash); err == nil {
-				return q
-			}
-			break
-		}
+	if skHasControl(s) {
+		return skANSIQuote(s) // octal escapes, as bash's ansic_quote
 	}
 	return skQuote(s)
 }
