@@ -105,6 +105,10 @@ js: ## Build the JavaScript interpreter guests (goja, GOOS=wasip1; js-ts with es
 sh: ## Build the sandboxed shell guest (mvdan.cc/sh and the built-in commands, GOOS=wasip1) into the interpreters cache (unless current).
 	$(GO) run ./cmd/skillrun interpreters install sh --dir $(INTERPRETERS)
 
+.PHONY: dist
+dist: python ## Build the release archives into dist/: per platform (linux/amd64, linux/arm64, darwin/arm64, windows/amd64) skillrun with the interpreter bundle it verifies (tools/dist.sh; VERSION, DIST_BASE_URL, PLATFORMS).
+	INTERPRETERS=$(INTERPRETERS) GO=$(GO) ./tools/dist.sh
+
 .PHONY: interpreters
 interpreters: python js sh ## Build or restore the interpreters, and compile them into the sandbox's cache.
 	$(GO) run ./cmd/skillrun interpreters compile --dir $(INTERPRETERS)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -94,7 +96,7 @@ prebuilt CPython for WASI.`,
 			out := cmd.OutOrStdout()
 			bundle := from
 			if bundle == "" && !build && releaseURL != "" {
-				bundle = releaseURL
+				bundle = releaseBundle(releaseURL)
 			}
 			if bundle != "" && !isDir(bundle) {
 				if build || work != "" || source != "" {
@@ -161,6 +163,21 @@ func buildInterpreter(ctx context.Context, d, lang, from string, opts *interp.Bu
 		return nil, &exitError{code: 1, err: err}
 	}
 	return in, nil
+}
+
+// releaseBundle is where a released skillrun installs its interpreters
+// from: the bundle beside its executable, as the release archive ships
+// it (no network needed), else the release's URL.
+func releaseBundle(url string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return url
+	}
+	beside := filepath.Join(filepath.Dir(exe), path.Base(url))
+	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
+		return beside
+	}
+	return url
 }
 
 // isDir reports whether p is an existing folder (a prebuilt CPython, not
