@@ -31,6 +31,7 @@ var layers = map[string][]string{
 	"skills":               {"capabilities", "internal"},
 	"internal/mdskill":     {"skills", "capabilities", "internal"}, // the Markdown skill kinds' format
 	"internal/mdskill/run": {"agent", "host", "scripts", "sandbox", "skills", "capabilities", "audit", "internal"},
+	"internal/skillpkg":    {"skills", "capabilities", "internal"},                                        // skills from repositories, and their lock
 	"internal/yamlmod":     {"scripts", "sandbox", "host", "skills", "capabilities", "audit", "internal"}, // YAML skill, tool and agent modules
 	"capabilities":         {"internal"},
 	// The native tier confines host processes, beside the sandbox core.

@@ -127,6 +127,10 @@ the capabilities an operator grants.`,
 		newBenchCmd(),
 		newInterpretersCmd(),
 		newResidentCmd(),
+		newAddCmd(),
+		newInstallCmd(),
+		newUpdateCmd(),
+		newVerifyCmd(),
 	)
 	return root
 }

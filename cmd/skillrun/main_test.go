@@ -59,7 +59,7 @@ func TestScripts(t *testing.T) {
 		// (the others build guests, run examples and kill runs).
 		dir = ""
 		for _, name := range []string{"validate_mdskill", "attack_symlink", "attack_devnull_prompt", "run_tskill", "show",
-			"search", "attack_terminal", "catalog", "validate", "ownfiles", "attack_limits", "attack_identity"} {
+			"search", "attack_terminal", "catalog", "validate", "ownfiles", "attack_limits", "attack_identity", "add"} {
 			files = append(files, filepath.Join("testdata/script", name+".txtar"))
 		}
 	}
