@@ -28,7 +28,7 @@ test: deps ## Compile the interpreters for the test binaries, run the full test 
 	$(GO) test -count=1 -run '^TestWarmInterpreters$$' ./scripts
 	$(GO) test -race -count=1 -timeout 20m ./...
 	cd test/k8s && $(GO) test -count=1 ./...
-	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestInterpreterBundle|TestNativeFromShell|TestAttackNested[A-Za-z]+|TestPillowSuite|TestLxmlSuite|TestGoReactor|TestClient[A-Za-z]+)$$' ./scripts ./cmd/skillrun ./internal/wasmopt ./cmd/skillrun-client
+	$(GO) test -count=1 -timeout 20m -run '^(TestShellConformance|TestCommunityCases|TestCommunityCasesNative|TestCommunityCompiledNative|TestInterpreterScripts|TestInterpreterBundle|TestReleaseWithoutToolchains|TestNativeFromShell|TestAttackNested[A-Za-z]+|TestPillowSuite|TestLxmlSuite|TestGoReactor|TestClient[A-Za-z]+)$$' ./scripts ./cmd/skillrun ./internal/wasmopt ./cmd/skillrun-client
 
 .PHONY: test-packages
 test-packages: ## Run the whole test suites of the compiled Python packages (Pillow, lxml) in the sandbox, beside a native run; `make test` runs part of Pillow's.

@@ -37,7 +37,11 @@ interpreters in its cache folder (<user cache dir>/skillrun/interpreters):
           go command on first use
   js-ts   the same with esbuild, for TypeScript and ES module scripts
   sh      skillrun's sandboxed shell (mvdan.cc/sh with built-in commands,
-          pure Go), built with the go command on first use`,
+          pure Go), built with the go command on first use
+
+A release installs all four from its interpreter bundle instead, with no
+toolchain ("skillrun interpreters install"; --from FILE|URL for another
+copy), each file verified against the digest the binary carries.`,
 	}
 	cmd.AddCommand(newInterpretersInstallCmd(), newInterpretersBundleCmd(), newInterpretersListCmd(), newInterpretersCompileCmd())
 	return cmd
