@@ -69,7 +69,9 @@ FUZZ_TARGETS := \
 	guest/interp/sh/internal/builtin:FuzzRead guest/interp/sh/internal/filecmd:FuzzDate \
 	internal/skilltest:FuzzParseCase \
 	guest/interp/sh/internal/filecmd:FuzzTarExtract internal/pydeps:FuzzParseRequirement \
-	internal/pydeps:FuzzParseVersion
+	internal/pydeps:FuzzParseVersion \
+	internal/interp:FuzzParseManifest internal/interp:FuzzInstallBundle \
+	internal/skillpkg:FuzzReadLock internal/skillpkg:FuzzParseSource
 FUZZPARALLEL  ?= 1
 fuzz: ## Run each fuzz target for FUZZTIME, one at a time (new crashers land in testdata/fuzz).
 	@set -e; for t in $(FUZZ_TARGETS); do \
