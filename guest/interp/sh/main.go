@@ -93,7 +93,7 @@ type invocation struct {
 	command string   // -c COMMAND
 	file    string   // FILE
 	name    string   // $0
-	opts    []string // bash options for interp.Params (-e, -o pipefail)
+	opts    []string // bash options for interp.Params (-e, -o pipefail, -c)
 	params  []string // $1...
 }
 
@@ -129,6 +129,14 @@ func parseArgs(args []string) (*invocation, error) {
 		if a == "--norc" || a == "--noprofile" || a == "--posix" {
 			continue
 		}
+		if a == "--rcfile" || a == "--init-file" {
+			// There are no startup files to read: the file is skipped.
+			if len(rest) == 0 {
+				return nil, fmt.Errorf("%s: option requires an argument", a)
+			}
+			rest = rest[1:]
+			continue
+		}
 		if strings.HasPrefix(a, "--") {
 			return nil, fmt.Errorf("%s: invalid option", a)
 		}
@@ -138,8 +146,11 @@ func parseArgs(args []string) (*invocation, error) {
 				hasC = true
 			case 's':
 				stdinScript = true
-			case 'l', 'i':
-				// login and interactive shells have nothing to read here
+			case 'l':
+				// a login shell has no profile to read here
+			case 'i':
+				// interactive: bash's interactive options and $-
+				inv.opts = append(inv.opts, "-i")
 			case 'e', 'u', 'x', 'n', 'f', 'a':
 				inv.opts = append(inv.opts, string(a[0])+string(c))
 			default:
@@ -156,7 +167,9 @@ func parseArgs(args []string) (*invocation, error) {
 		if len(rest) > 0 {
 			inv.name, rest = rest[0], rest[1:]
 		}
+		inv.opts = append(inv.opts, "-c") // $- shows where commands come from
 	case stdinScript || len(rest) == 0:
+		inv.opts = append(inv.opts, "-s")
 	default:
 		inv.file, inv.name, rest = rest[0], rest[0], rest[1:]
 	}
@@ -196,10 +209,13 @@ const maxScript = 16 << 20
 // the exit status.
 func (sh *shell) runScript(ctx context.Context, src io.Reader, name, dir string, environ, opts, params []string) int {
 	sh.name = name
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, name)
+	var text strings.Builder
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(io.TeeReader(src, &text), name)
 	if err != nil {
-		fmt.Fprintf(sh.stderr, "%s: %v\n", name, err)
-		return exitUsage
+		if file = partialScript(text.String(), name, err); file == nil {
+			fmt.Fprintf(sh.stderr, "%s: %v\n", name, err)
+			return exitUsage
+		}
 	}
 	readFromFD(file)
 	r, err := sh.newRunner(dir, environ, sh.stdin, sh.stdout, sh.stderr)

@@ -113,7 +113,20 @@ func (sh *shell) lookup(dir, name string) (proc.Command, bool) {
 	if _, err := os.Stat(name); err == nil {
 		return nil, false // a real file there runs as itself
 	}
+	if utilityBuiltins[base] {
+		return utilityBuiltin, true
+	}
 	return sh.byName(base)
+}
+
+// utilityBuiltins are the bash builtins that are also utilities of their
+// own (coreutils' /bin/echo, /usr/bin/test): named by path, they run as
+// the builtin of a new interpreter, which behaves as the utility does.
+var utilityBuiltins = map[string]bool{"echo": true, "printf": true, "test": true, "[": true, "true": true, "false": true, "pwd": true}
+
+// utilityBuiltin runs a utility of utilityBuiltins named by its path.
+func utilityBuiltin(e *proc.Env, args []string) int {
+	return e.Exec(append([]string{path.Base(args[0])}, args[1:]...), e.Stdin, e.Stdout, e.Stderr)
 }
 
 // execLine runs args as a simple command of a new interpreter, so that a
@@ -121,7 +134,7 @@ func (sh *shell) lookup(dir, name string) (proc.Command, bool) {
 // be a builtin of the shell (echo, printf, test) as well as a command.
 func (sh *shell) execLine(ctx context.Context, dir string, environ []string, stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 	if len(args) == 3 && (args[0] == "sh" || args[0] == "bash") && args[1] == "-c" {
-		return sh.runScriptIO(ctx, strings.NewReader(args[2]), args[0], dir, environ, nil, nil, stdin, stdout, stderr)
+		return sh.runScriptIO(ctx, strings.NewReader(args[2]), args[0], dir, environ, []string{"-c"}, nil, stdin, stdout, stderr)
 	}
 	quoted := make([]string, len(args))
 	for i, a := range args {

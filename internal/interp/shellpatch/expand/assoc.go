@@ -8,8 +8,6 @@
 package expand
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/internal"
@@ -53,10 +51,10 @@ func skArithText(b *strings.Builder, x syntax.ArithmExpr) {
 	}
 }
 
-// skAssocValues are the values of an associative array, sorted (the
-// order mvdan.cc/sh lists them in), for ${#m[@]} and ${m[@]}.
+// skAssocValues are the values of an associative array, in bash's
+// order, for ${#m[@]} and ${m[@]}.
 func skAssocValues(vr Variable) []string {
-	return slices.Sorted(maps.Values(vr.Map))
+	return skAssocOrderedValues(vr.Map)
 }
 
 // SkillrunElemSet reports whether [[ -v name[idx] ]] holds: the element

@@ -226,9 +226,10 @@ func skBraceWord(parts []syntax.WordPart) *syntax.Word {
 // skQuoteMeta is pattern.QuoteMeta that also escapes '-' and ']', so
 // that a quoted or escaped dash in a bracket expression ([C\-D]) is
 // itself, not a range, and a quoted ']' (['[]']) does not end it, as in
-// bash.
+// bash; and '(', ')' and '|', so that quoted parentheses after a '*'
+// (*'()') are no extended pattern, which QuoteMeta ignores its mode for.
 func skQuoteMeta(s string) string {
 	return skQuoteMetaReplacer.Replace(pattern.QuoteMeta(s, 0))
 }
 
-var skQuoteMetaReplacer = strings.NewReplacer("-", `\-`, "]", `\]`)
+var skQuoteMetaReplacer = strings.NewReplacer("-", `\-`, "]", `\]`, "(", `\(`, ")", `\)`, "|", `\|`)

@@ -26,6 +26,8 @@ func (r *Runner) skAssocAssign(name string, prev expand.Variable, as *syntax.Ass
 		if amap == nil {
 			amap = map[string]string{}
 		}
+	} else if as.Append && prev.Kind == expand.String && prev.IsSet() {
+		amap["0"] = prev.Str // declare -A s+=(...) of a string keeps it
 	}
 	pairs := len(elems) > 0
 	for _, e := range elems {

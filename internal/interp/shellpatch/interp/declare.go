@@ -41,8 +41,8 @@ func (r *Runner) skDecl(cm *syntax.DeclClause) bool {
 		switch {
 		case strings.HasPrefix(s, "-") && len(names) == 0 && len(s) > 1:
 			flags = append(flags, s)
-		case syntax.ValidName(s):
-			names = append(names, s)
+		case syntax.ValidName(s), skFuncNames(flags) && !strings.Contains(s, "="):
+			names = append(names, s) // function names may have a "/"
 		default:
 			return false // a word to expand
 		}
@@ -122,6 +122,17 @@ func (r *Runner) skDeclPrint(variant, name string) {
 	r.out(skDeclLine(name, vr))
 }
 
+// skFuncNames reports whether flags ask for functions (-f, -F), whose
+// names, unlike variables', may be any word (ble/foo).
+func skFuncNames(flags []string) bool {
+	for _, f := range flags {
+		if strings.ContainsAny(f, "fF") {
+			return true
+		}
+	}
+	return false
+}
+
 // skDeclFuncs is declare -F: the names of the functions.
 func (r *Runner) skDeclFuncs(names []string) bool {
 	if len(names) == 0 {
@@ -176,7 +187,7 @@ func skDeclValue(vr expand.Variable, quoted bool) string {
 		b.WriteString(")")
 	case expand.Associative:
 		b.WriteString("(")
-		for _, k := range slices.Sorted(maps.Keys(vr.Map)) {
+		for _, k := range expand.SkillrunAssocKeys(vr.Map) {
 			key := k
 			if skDeclNeedsQuote(k) {
 				key = skDeclQuote(k)

@@ -339,6 +339,13 @@ func (r *Runner) skRedir(ctx context.Context, rd *syntax.Redirect) (cls io.Close
 		return nil, true, nil
 	}
 	if named != "" {
+		// The descriptor stays open after its command (redirs.go).
+		defer func() {
+			if err == nil {
+				r.skKeepNamed(n)
+				cls = nil
+			}
+		}()
 		n = skFirstNamed
 		for ; n <= skMaxFD; n++ {
 			if _, used := r.sk.fds[n]; !used {
@@ -373,10 +380,12 @@ func (r *Runner) skRedir(ctx context.Context, rd *syntax.Redirect) (cls io.Close
 					r.sk.fds[n].c = f.c
 				}
 				r.skSet(m, nil)
+				r.skMoved(m) // not restored after the statement, as in bash
 			}
 			return nil, true, nil
-		case rd.Op == syntax.DplOut && rd.N == nil:
-			// >&word with a file name: stdout and stderr, as &>word.
+		case rd.Op == syntax.DplOut && (rd.N == nil || rd.N.Value == "1"):
+			// >&word and 1>&word with a file name: stdout and stderr, as
+			// &>word.
 			f, err := r.open(ctx, arg, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644, false)
 			if err != nil {
 				return nil, true, err

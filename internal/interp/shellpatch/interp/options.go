@@ -31,10 +31,13 @@ type skOptState struct {
 	// differ from bash's default; shopts the same for shopt options.
 	setOpts map[string]bool
 	shopts  map[string]bool
+	// invoked are the letters of $- only the command line sets (c, i,
+	// s; builtins2_invocation.go).
+	invoked string
 }
 
 func (s *skOptState) inherit() skOptState {
-	return skOptState{traps: maps.Clone(s.traps), setOpts: maps.Clone(s.setOpts), shopts: maps.Clone(s.shopts)}
+	return skOptState{traps: maps.Clone(s.traps), setOpts: maps.Clone(s.setOpts), shopts: maps.Clone(s.shopts), invoked: s.invoked}
 }
 
 // The pseudo-signals of trap after the real ones, in bash's listing
@@ -521,7 +524,7 @@ func (r *Runner) skListVars() {
 			r.outf("%s=(%s)\n", name, b.String())
 		case expand.Associative:
 			var b strings.Builder
-			for _, k := range slices.Sorted(maps.Keys(vr.Map)) {
+			for _, k := range expand.SkillrunAssocKeys(vr.Map) {
 				key := k
 				if skNeedsQuote(k) {
 					key = skDoubleQuote(k)
