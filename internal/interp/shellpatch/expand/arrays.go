@@ -73,10 +73,7 @@ func skQuoteElems(elems []string) []string {
 func skQuote(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] == 0x7f {
-			if q, err := syntax.Quote(s, syntax.LangBash); err == nil {
-				return q
-			}
-			break
+			return SkANSIQuote(s)
 		}
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -256,40 +256,7 @@ func skHasControl(s string) bool {
 	return false
 }
 
-// skANSIQuote is s in $'...'.
+// skANSIQuote is s in $'...' (expand.SkANSIQuote, shared with ${x@Q}).
 func skANSIQuote(s string) string {
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case 0x1b:
-			b.WriteString(`\E`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\v':
-			b.WriteString(`\v`)
-		case '\\', '\'':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		default:
-			if c < 0x20 || c == 0x7f {
-				fmt.Fprintf(&b, "\\%03o", c)
-				continue
-			}
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
+	return expand.SkANSIQuote(s)
 }
