@@ -284,7 +284,15 @@ func interpreterEnv(lang, skillDir string, granted, own []string, mounts []sandb
 		ownKeys[k] = true
 	}
 	if lang == interp.Python {
+		// The script's own PYTHONPATH comes first, as python3 puts it
+		// (`PYTHONPATH=lib/ python3 x.py` in a shell script): it names
+		// folders of the sandbox's view, nothing more.
 		var paths []string
+		for _, kv := range granted {
+			if k, v, _ := strings.Cut(kv, "="); k == "PYTHONPATH" && v != "" {
+				paths = append(paths, v)
+			}
+		}
 		if skillDir != "" {
 			if fi, err := os.Stat(filepath.Join(skillDir, "lib")); err == nil && fi.IsDir() {
 				paths = append(paths, skillGuestPath+"/lib")
