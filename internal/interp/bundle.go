@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -235,7 +237,7 @@ func parseManifest(data []byte) (map[string]string, error) {
 			return nil, fmt.Errorf("%s line %d: %w", BundleManifest, n, err)
 		}
 		if first, _, _ := strings.Cut(p, "/"); !known[first] {
-			return nil, fmt.Errorf("%s line %d: %s is not in an interpreter's folder (%s)", BundleManifest, n, p, strings.Join(sortedKeys(known), ", "))
+			return nil, fmt.Errorf("%s line %d: %s is not in an interpreter's folder (%s)", BundleManifest, n, p, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 		}
 		if _, dup := files[p]; dup {
 			return nil, fmt.Errorf("%s line %d: %s is listed twice", BundleManifest, n, p)
@@ -274,15 +276,6 @@ func checkBundlePath(p string) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // errBundleDigest matches an install refused because the bundle's
