@@ -96,6 +96,8 @@ func TestReleaseWithoutToolchains(t *testing.T) {
 			"Run `python scripts/hello.py`, `bash scripts/hello.sh` or `node scripts/hello.js`.\n",
 		"greet/scripts/hello.py": "import json, sys\nprint(json.dumps({'py': list(sys.version_info[:2])}))\n",
 		"greet/scripts/hello.sh": "#!/bin/bash\nprintf 'b\\na\\n' | sort | tr a-z A-Z | paste -sd,\n",
+		// The compiled packages travel in the bundle with CPython.
+		"greet/scripts/pkgs.py": "import PIL, lxml.etree\nprint(PIL.__name__, lxml.etree.__name__)\n",
 		"greet/scripts/hello.js": "const { createHash } = require('node:crypto');\n" +
 			"console.log('js', createHash('sha256').update('x').digest('hex').slice(0, 8));\n",
 	})
@@ -110,6 +112,7 @@ func TestReleaseWithoutToolchains(t *testing.T) {
 		"hello.py": `{"py": [3, 11]}` + "\n",
 		"hello.sh": "A,B\n",
 		"hello.js": "js 2d711642\n",
+		"pkgs.py":  "PIL lxml.etree\n",
 	} {
 		code, outS, errS := skillrun("run", ".agents/skills/greet:scripts/"+script, "--workspace", ws, "-A")
 		if assert.Equal(t, 0, code, "%s: %s", script, errS) {
