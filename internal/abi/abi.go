@@ -349,13 +349,13 @@ type RunRequest struct {
 // InheritStdin, InheritStdout and InheritStderr connect the new run to the
 // caller's own streams instead.
 type ExecRequest struct {
-	Args          []string `json:"args"`
-	Dir           string   `json:"dir,omitempty"`
-	Env           []string `json:"env,omitempty"`
-	StdinFile     string   `json:"stdin_file,omitempty"`
-	InheritStdin  bool     `json:"inherit_stdin,omitempty"`
-	InheritStdout bool     `json:"inherit_stdout,omitempty"`
-	InheritStderr bool     `json:"inherit_stderr,omitempty"`
+	Args          ByteStrings `json:"args"`
+	Dir           string      `json:"dir,omitempty"`
+	Env           ByteStrings `json:"env,omitempty"`
+	StdinFile     string      `json:"stdin_file,omitempty"`
+	InheritStdin  bool        `json:"inherit_stdin,omitempty"`
+	InheritStdout bool        `json:"inherit_stdout,omitempty"`
+	InheritStderr bool        `json:"inherit_stderr,omitempty"`
 	// StderrToStdout sends the run's standard error where its standard
 	// output goes (2>&1): one stream, in the order written.
 	StderrToStdout bool `json:"stderr_to_stdout,omitempty"`

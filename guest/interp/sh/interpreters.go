@@ -54,7 +54,12 @@ func (sh *shell) interpreterCommand(e *proc.Env, args []string) int {
 		flushStdout()
 		req.InheritStdout = true
 	}
-	if e.Stderr == topStderr && topStderr != nil {
+	switch {
+	case sameWriter(e.Stderr, e.Stdout):
+		// 2>&1 or |&: one stream in the order the program wrote it, as
+		// a shared descriptor keeps it (not stdout's file then stderr's).
+		req.StderrToStdout = true
+	case e.Stderr == topStderr && topStderr != nil:
 		flushStdout()
 		req.InheritStderr = true
 	}
@@ -93,4 +98,18 @@ func isEmptyReader(r io.Reader) bool {
 		return v.Len() == 0
 	}
 	return false
+}
+
+// sameWriter reports whether a and b are the same writer, without
+// panicking on writers of uncomparable types.
+func sameWriter(a, b io.Writer) (same bool) {
+	if a == nil || b == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
