@@ -45,16 +45,16 @@ func (r *Runner) skAssocAssign(name string, prev expand.Variable, as *syntax.Ass
 			amap[r.literal(elems[i].Value)] = v
 		}
 	} else {
+		base := amap // [k]+=v appends to what m+=(...) has so far
+		if !as.Append && prev.Kind == expand.Associative {
+			base = prev.Map // and to m's old value for m=(...)
+		}
 		for _, e := range elems {
 			if e.Index == nil {
 				continue // bash: "must use subscript when assigning associative array"
 			}
 			k := expand.SkillrunAssocKey(r.ecfg, e.Index)
-			if e.Value == nil {
-				amap[k] = ""
-				continue
-			}
-			amap[k] = r.literal(e.Value)
+			amap[k] = r.skAssocElemValue(base, k, e)
 		}
 	}
 	prev.Set = true
