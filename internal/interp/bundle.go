@@ -84,11 +84,20 @@ func WriteBundle(w io.Writer, dir string, languages []string) (digest string, er
 	if len(languages) == 0 {
 		languages = bundleLanguages
 	}
-	var entries []manifestEntry
 	for _, lang := range languages {
 		if _, err := Find(dir, lang); err != nil {
 			return "", err
 		}
+	}
+	// Under the folder's lock no install swaps an interpreter while its
+	// files are hashed and written (swapIn takes the same lock).
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	var entries []manifestEntry
+	for _, lang := range languages {
 		folder := bundleFolder(lang)
 		root := filepath.Join(dir, folder)
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
