@@ -102,7 +102,7 @@ prebuilt CPython for WASI.`,
 			if bundle == "" && !build && releaseURL != "" {
 				bundle = releaseBundle(releaseURL)
 			}
-			if bundle != "" && !isDir(bundle) {
+			if bundle != "" && !isDir(bundle) && !prebuiltPython(bundle, args) {
 				if build || work != "" || source != "" {
 					return usageErr("--build, --work and --source build from source; --from %s installs a bundle", bundle)
 				}
@@ -186,6 +186,24 @@ func releaseBundle(url string) string {
 
 // isDir reports whether p is an existing folder (a prebuilt CPython, not
 // a bundle file or URL).
+// prebuiltPython reports whether --from names a folder meant to hold a
+// prebuilt CPython: only python is asked for and the path is not a URL
+// and not a file. A missing folder then gets the prebuilt's own message
+// (what python.wasm and lib/python3.11/ it wants), not a bundle's "no
+// such file".
+func prebuiltPython(from string, langs []string) bool {
+	if len(langs) == 0 || strings.Contains(from, "://") {
+		return false
+	}
+	for _, l := range langs {
+		if l != "python" {
+			return false
+		}
+	}
+	fi, err := os.Stat(from)
+	return err != nil || fi.IsDir()
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
