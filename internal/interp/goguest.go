@@ -42,7 +42,7 @@ type goGuest struct {
 var goGuests = map[string]goGuest{
 	JS:    {pkg: "guest/interp/js", wasm: "js.wasm", what: "the JavaScript interpreter"},
 	JSTS:  {pkg: "guest/interp/js", wasm: "jsts.wasm", what: "the JavaScript interpreter with TypeScript", tags: "esbuild"},
-	Shell: {pkg: "guest/interp/sh", wasm: "sh.wasm", what: "the sandboxed shell", patch: patchShellBuild, recipe: shellRecipe},
+	Shell: {pkg: "guest/interp/sh", wasm: "sh.wasm", what: "the sandboxed shell", tags: "skillrun_gojq", patch: patchShellBuild, recipe: shellRecipe},
 }
 
 // IsGoGuest reports whether language's interpreter is built from Go

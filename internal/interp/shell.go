@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -59,6 +60,9 @@ var shellPatches = []modulePatch{
 			return err
 		}
 		if err := rewriteOnce(compiler, "range builtinFuncDefs {", "range lazyBuiltinFuncDefs() {", compiler); err != nil {
+			return err
+		}
+		if err := patchGojqOrder(dir); err != nil {
 			return err
 		}
 		return os.WriteFile(filepath.Join(dir, "builtin_lazy.go"), []byte(`package gojq
@@ -276,19 +280,8 @@ type shellHook struct {
 // patchShellSources adds shellPatchFiles to the module's copy in dir and
 // hooks them in.
 func patchShellSources(dir string) error {
-	for _, h := range shellHooks {
-		file := filepath.Join(dir, h.file)
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		want := max(h.n, 1)
-		if n := bytes.Count(b, []byte(h.from)); n != want {
-			return fmt.Errorf("%s has %q %d times, where the shell's wasip1 build hooks in %d; update internal/interp/shell.go", file, strings.TrimSpace(h.from), n, want)
-		}
-		if err := os.WriteFile(file, bytes.ReplaceAll(b, []byte(h.from), []byte(h.to)), 0o644); err != nil {
-			return err
-		}
+	if err := applyHooks(dir, shellHooks); err != nil {
+		return err
 	}
 	files, err := fs.Glob(shellPatchFiles, "shellpatch/*/*.go")
 	if err != nil {
@@ -299,9 +292,34 @@ func patchShellSources(dir string) error {
 		if err != nil {
 			return err
 		}
-		b = bytes.Replace(b, []byte("//go:build ignore\n\n"), nil, 1)
+		b = stripIgnore(b)
 		pkg := path.Base(path.Dir(f))
 		if err := os.WriteFile(filepath.Join(dir, pkg, "skillrun_"+path.Base(f)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stripIgnore drops the build constraint that keeps a patch file out of
+// skillrun's own build.
+func stripIgnore(b []byte) []byte {
+	return bytes.Replace(b, []byte("//go:build ignore\n\n"), nil, 1)
+}
+
+// applyHooks rewrites a module copy in dir with hooks, in order.
+func applyHooks(dir string, hooks []shellHook) error {
+	for _, h := range hooks {
+		file := filepath.Join(dir, h.file)
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		want := max(h.n, 1)
+		if n := bytes.Count(b, []byte(h.from)); n != want {
+			return fmt.Errorf("%s has %q %d times, where the shell's wasip1 build hooks in %d; update internal/interp", file, strings.TrimSpace(h.from), n, want)
+		}
+		if err := os.WriteFile(file, bytes.ReplaceAll(b, []byte(h.from), []byte(h.to)), 0o644); err != nil {
 			return err
 		}
 	}
@@ -322,9 +340,10 @@ var shellRecipe = sync.OnceValue(func() string {
 		fmt.Fprintf(h, "%s %d\n", f, len(b))
 		h.Write(b)
 	}
-	for _, hk := range shellHooks {
+	for _, hk := range slices.Concat(shellHooks, gojqOrderHooks) {
 		fmt.Fprintf(h, "%q %q %q %d\n", hk.file, hk.from, hk.to, hk.n)
 	}
+	h.Write(gojqOrderFile)
 	for _, p := range shellPatches {
 		fmt.Fprintf(h, "module %s\n", p.module)
 	}

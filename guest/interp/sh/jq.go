@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,19 +35,21 @@ type jqOptions struct {
 
 // jq is jq over gojq, a pure-Go implementation of the jq language.
 // Output follows jq 1.6's format (two-space indentation, -r, -c, -j,
-// -S); one difference remains: gojq sorts the keys of every object it
-// prints, as jq does only with -S.
+// -S). Objects keep their keys in insertion order, as in jq: gojq sorts
+// them, so the shell's build patches it (internal/interp/jqpatch) and
+// this command decodes input with the patch's order-keeping decoder
+// (jq_order.go).
 func jq(e *proc.Env, args []string) int {
 	o, code := parseJQArgs(e, args[1:])
 	if code >= 0 {
 		return code
 	}
-	q, err := gojq.Parse(o.filter)
+	q, err := gojq.Parse(withJQ16Defs(o.filter))
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
 		return 3
 	}
-	inputs, err := jqInputs(e, o)
+	inputs, parseErr, err := jqInputs(e, o)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "jq: error: %v\n", err)
 		return 2
@@ -56,7 +60,24 @@ func jq(e *proc.Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "jq: error (at %s): %v\n", jqWhere(o), err)
 		return 5
 	}
+	if parseErr != nil {
+		// jq runs the filter on the values before the text that does
+		// not parse, then stops with status 4.
+		fmt.Fprintf(e.Stderr, "parse error: %v\n", parseErr)
+		return 4
+	}
 	return code
+}
+
+// withJQ16Defs adds the definitions of jq 1.6's builtins that gojq
+// dropped to a filter that uses them (definitions cannot precede a
+// module directive, import or include).
+func withJQ16Defs(filter string) string {
+	t := strings.TrimSpace(filter)
+	if !strings.Contains(filter, "leaf_paths") || strings.HasPrefix(t, "import") || strings.HasPrefix(t, "include") || strings.HasPrefix(t, "module") {
+		return filter
+	}
+	return "def leaf_paths: paths(scalars); " + filter
 }
 
 // parseJQArgs reads jq's options; code >= 0 means stop with that status.
@@ -71,6 +92,7 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 	// values, not files (jq 1.6).
 	argsMode := ""
 	named := map[string]any{}
+	var namedKeys []string
 	positional := func(a string) (*jqOptions, int) {
 		switch argsMode {
 		case "--args":
@@ -133,6 +155,9 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 				}
 			}
 			o.names, o.values = append(o.names, "$"+name), append(o.values, v)
+			if _, ok := named[name]; !ok {
+				namedKeys = append(namedKeys, name)
+			}
 			named[name] = v
 		case a == "--indent":
 			if !need(1) {
@@ -207,21 +232,26 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 	if pos == nil {
 		pos = []any{}
 	}
+	setKeyOrder(named, namedKeys)
+	jqArgs := map[string]any{"positional": pos, "named": named}
+	setKeyOrder(jqArgs, []string{"positional", "named"})
 	o.names = append(o.names, "$ARGS")
-	o.values = append(o.values, map[string]any{"positional": pos, "named": named})
+	o.values = append(o.values, jqArgs)
 	return o, -1
 }
 
 // jqInputs reads the input values: JSON texts (or lines with -R) from
-// the files or stdin, slurped into one array with -s.
-func jqInputs(e *proc.Env, o *jqOptions) ([]any, error) {
+// the files or stdin, slurped into one array with -s. A text that does
+// not parse ends the values, and is parseErr (with -s, no value is
+// left).
+func jqInputs(e *proc.Env, o *jqOptions) (vals []any, parseErr, err error) {
 	var r io.Reader = e.Stdin
 	if len(o.files) > 0 {
 		var rs []io.Reader
 		for _, f := range o.files {
 			b, err := os.ReadFile(e.Path(f))
 			if err != nil {
-				return nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err)) //nolint:staticcheck // jq's own message, capitalised as jq prints it
+				return nil, nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err)) //nolint:staticcheck // jq's own message, capitalised as jq prints it
 			}
 			rs = append(rs, bytes.NewReader(b))
 		}
@@ -234,11 +264,14 @@ func jqInputs(e *proc.Env, o *jqOptions) ([]any, error) {
 		if err != nil {
 			vals = append(vals, err)
 		}
-		return append([]any{nil}, vals...), nil
+		return append([]any{nil}, vals...), nil, nil
 	}
-	vals, err := readInputs(r, o)
+	vals, err = readInputs(r, o)
 	if err != nil {
-		return nil, err
+		if o.slurp {
+			return nil, err, nil
+		}
+		return vals, err, nil
 	}
 	if o.slurp {
 		if o.rawInput {
@@ -246,16 +279,21 @@ func jqInputs(e *proc.Env, o *jqOptions) ([]any, error) {
 			for _, v := range vals {
 				sb.WriteString(v.(string) + "\n")
 			}
-			return []any{sb.String()}, nil
+			return []any{sb.String()}, nil, nil
 		}
-		return []any{vals}, nil
+		return []any{vals}, nil, nil
 	}
-	return vals, nil
+	return vals, nil, nil
 }
 
 func readInputs(r io.Reader, o *jqOptions) ([]any, error) {
 	if !o.rawInput {
-		return decodeAll(r)
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		vals, err := decodeAll(bytes.NewReader(b))
+		return vals, jqParseError(b, err)
 	}
 	var vals []any
 	sc := bufio.NewScanner(r)
@@ -272,8 +310,7 @@ func decodeAll(r io.Reader) ([]any, error) {
 	dec.UseNumber()
 	var vals []any
 	for {
-		var v any
-		err := dec.Decode(&v)
+		v, err := decodeValue(dec)
 		if err == io.EOF {
 			return vals, nil
 		}
@@ -284,10 +321,36 @@ func decodeAll(r io.Reader) ([]any, error) {
 	}
 }
 
+// jqParseError words an error of decoding data as jq does where it can:
+// "Unfinished JSON term at EOF at line 2, column 0" (a text cut short),
+// "Unmatched '}'", with the line and column.
+func jqParseError(data []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	at := len(data)
+	msg := err.Error()
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		at = int(min(max(se.Offset+1, 0), int64(len(data)))) // jq counts the column after the character
+		for _, c := range "}]" {
+			if msg == fmt.Sprintf("invalid character '%c' looking for beginning of value", c) {
+				msg = fmt.Sprintf("Unmatched '%c'", c)
+			}
+		}
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "Unfinished JSON term at EOF"
+	}
+	line := 1 + bytes.Count(data[:at], []byte("\n"))
+	col := at - (bytes.LastIndexByte(data[:at], '\n') + 1)
+	return fmt.Errorf("%s at line %d, column %d", msg, line, col)
+}
+
 func decodeJSON(s string, v *any) error {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
-	return dec.Decode(v)
+	var err error
+	*v, err = decodeValue(dec)
+	return err
 }
 
 // runJQ runs the filter over each input and prints the results.
@@ -355,6 +418,9 @@ func writeJQ(w *bufio.Writer, o *jqOptions, v any) error {
 		}
 		return nil
 	}
+	if o.sortKeys {
+		v = sortedKeys(v)
+	}
 	b, err := gojq.Marshal(v)
 	if err != nil {
 		return err
@@ -377,6 +443,27 @@ func writeJQ(w *bufio.Writer, o *jqOptions, v any) error {
 		_ = w.WriteByte('\n')
 	}
 	return nil
+}
+
+// sortedKeys is v with every object's keys in sorted order (jq -S): a
+// copy, since v may be shared with the filter's other results.
+func sortedKeys(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		w := make(map[string]any, len(v))
+		for k, x := range v {
+			w[k] = sortedKeys(x)
+		}
+		setKeyOrder(w, slices.Sorted(maps.Keys(w)))
+		return w
+	case []any:
+		w := make([]any, len(v))
+		for i, x := range v {
+			w[i] = sortedKeys(x)
+		}
+		return w
+	}
+	return v
 }
 
 // asciiJSON escapes every non-ASCII rune as \uXXXX (jq -a).
