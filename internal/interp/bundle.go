@@ -19,6 +19,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/skillrun/skillrun/internal/safefile"
 )
 
 // An interpreter bundle carries installed interpreters to a machine that
@@ -119,7 +121,7 @@ func WriteBundle(w io.Writer, dir string, languages []string) (digest string, er
 			case t.IsDir():
 				return nil
 			case t.IsRegular():
-				sum, err := fileSHA256(p)
+				sum, err := safefile.SHA256(p)
 				if err != nil {
 					return err
 				}
@@ -196,20 +198,6 @@ func writeTarFile(tw *tar.Writer, name string, r io.Reader, size int64, want str
 		return fmt.Errorf("bundling %s: the file changed while the bundle was written", name)
 	}
 	return nil
-}
-
-// fileSHA256 is the hex SHA-256 of a file's content.
-func fileSHA256(name string) (string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // formatManifest writes entries in sha256sum's format.

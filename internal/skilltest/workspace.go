@@ -1,9 +1,7 @@
 package skilltest
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -122,7 +120,7 @@ func snapshot(ws string) (map[string]entry, error) {
 		case d.IsDir():
 			out[rel] = entry{kind: 'd', mode: info.Mode().Perm()}
 		case info.Mode().IsRegular():
-			sum, err := fileSum(p)
+			sum, err := safefile.SHA256(p)
 			if err != nil {
 				return err
 			}
@@ -133,19 +131,6 @@ func snapshot(ws string) (map[string]entry, error) {
 		return nil
 	})
 	return out, err
-}
-
-func fileSum(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }
 
 // A change is a path the run created, changed or deleted.
