@@ -115,6 +115,41 @@ func TestShellAttackDeepRecursion(t *testing.T) {
 	require.Less(t, time.Since(start), 90*time.Second)
 }
 
+// TestShellAttackSignalFlood: a thousand signals sent to the shell and
+// to a background job. Each one sent to $$ runs the trap (as in bash:
+// kill to self is taken before the next command); those sent to the job
+// while it sleeps are merged, as the kernel merges a pending signal, so
+// its trap runs once and the queue never grows with the flood.
+func TestShellAttackSignalFlood(t *testing.T) {
+	grant := shellGrant
+	grant.Timeout = capabilities.Duration(90 * time.Second) // under -race on a loaded machine
+	res, out, errOut, _, err := runShell(t, `n=0; trap 'n=$((n+1))' USR1
+( trap "echo got" USR1; : > ready; sleep 2; echo end ) > job.out &
+until [ -e ready ]; do sleep 0.01; done
+for i in $(seq 1000); do kill -USR1 $! 2>/dev/null; kill -USR1 $$; done
+wait
+echo "self $n"; cat job.out`, nil, grant)
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode, errOut)
+	require.Equal(t, "self 1000\ngot\nend\n", out)
+}
+
+// TestShellKillJob: kill ends a background job at once, in the command
+// it waits in, with bash's status (128+n); a job that ignores the
+// signal (trap '' inherited) or traps it goes on.
+func TestShellKillJob(t *testing.T) {
+	// A job that kill did not end would hold wait past the run's limit.
+	grant := shellGrant
+	grant.Timeout = capabilities.Duration(25 * time.Second)
+	res, out, errOut, _, err := runShell(t, `sleep 30 & kill $!; wait $!; echo "term $?"
+( sleep 30; echo never ) & sleep 0.2; kill -9 $!; wait $!; echo "kill $?"
+trap '' TERM; sleep 0.3 & kill $!; wait $!; echo "ignored $?"; trap - TERM
+( trap 'echo trapped' TERM; : > ready; sleep 0.3; echo after ) & until [ -e ready ]; do sleep 0.01; done; kill $!; wait $!; echo "trapped $?"`, nil, grant)
+	require.NoError(t, err, "a killed job ran its sleep 30 to the end")
+	require.Equal(t, uint32(0), res.ExitCode, errOut)
+	require.Equal(t, "term 143\nkill 137\nignored 0\ntrapped\nafter\ntrapped 0\n", out)
+}
+
 // TestShellAttackEscape: nothing outside the mounts is reachable, by
 // path, by .., or by a symlink planted in the workspace.
 func TestShellAttackEscape(t *testing.T) {

@@ -11,8 +11,13 @@ func init() {
 		// Queued signals are taken after each command, as bash runs traps.
 		shellHook{"interp/runner.go", "\t\tr.stmtSync(ctx, st)\n\t}\n\tr.lastExit = r.exit\n}\n",
 			"\t\tr.stmtSync(ctx, st)\n\t}\n\tr.lastExit = r.exit\n\tr.skSigDeliver(ctx)\n}\n", 0},
+		// A ( ) subshell is a process of its own: kill $$ in it signals
+		// the shell, and its traps run for signals sent to a background
+		// job it is the body of, ( trap ... ) & (shellpatch/interp/sig4.go).
+		shellHook{"interp/runner.go", "\tcase *syntax.Subshell:\n\t\tr2 := r.subshell(false)\n\t\tr2.stmts(ctx, cm.Stmts)\n",
+			"\tcase *syntax.Subshell:\n\t\tr2 := r.subshell(false)\n\t\tskCtx, skRelease := r.skSubshellProc(ctx, r2)\n\t\tr2.stmts(skCtx, cm.Stmts)\n\t\tskRelease()\n", 0},
 		// A background job is a process of its own for kill.
 		shellHook{"interp/runner.go", "\t\tr.bgProcs = append(r.bgProcs, bg)\n\t\tgo func() {\n\t\t\tr2.Run(ctx, &st2)\n",
-			"\t\tr.bgProcs = append(r.bgProcs, bg)\n\t\tbgCtx := skBackground(ctx, bg.done)\n\t\tgo func() {\n\t\t\tr2.Run(bgCtx, &st2)\n", 0},
+			"\t\tr.bgProcs = append(r.bgProcs, bg)\n\t\tbgCtx := r.skBackground(ctx, bg.done)\n\t\tgo func() {\n\t\t\tr2.Run(bgCtx, &st2)\n\t\t\tskJobEnd(bgCtx, r2)\n", 0},
 	)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,10 +27,18 @@ type skProc struct {
 	// inherited are the traps a background job's Runner was made with:
 	// bash resets them there, all but the ignored ones.
 	inherited map[int]string
+	// cancel stops a background job's commands (nil for the shell):
+	// a signal that kills the job interrupts the command it waits in
+	// (sleep, wait, read), as it would kill bash there, rather than
+	// waiting for the command to end. killed is that signal.
+	cancel context.CancelFunc
+	killed int
 }
 
-// skSigMaxPending bounds a queue: bash merges repeats of a signal that
-// arrive before it runs the trap, so a few are plenty.
+// skSigMaxPending bounds a queue. Repeats of a signal still pending are
+// merged, as the kernel does for bash, so the queue holds each signal
+// once and the bound is never reached in practice; it is a second
+// guard.
 const skSigMaxPending = 64
 
 type skProcKey struct{}
@@ -44,8 +53,9 @@ var skSig struct {
 
 // skBackground returns ctx for a background job's Runner: a new process,
 // found by kill through done until the job ends.
-func skBackground(ctx context.Context, done chan struct{}) context.Context {
-	p := &skProc{}
+func (r *Runner) skBackground(ctx context.Context, done chan struct{}) context.Context {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &skProc{cancel: cancel, inherited: maps.Clone(r.skOpt.traps)}
 	skSig.mu.Lock()
 	if skSig.jobs == nil {
 		skSig.jobs = map[chan struct{}]*skProc{}
@@ -57,8 +67,24 @@ func skBackground(ctx context.Context, done chan struct{}) context.Context {
 		skSig.mu.Lock()
 		delete(skSig.jobs, done)
 		skSig.mu.Unlock()
+		cancel()
 	}()
 	return context.WithValue(ctx, skProcKey{}, p)
+}
+
+// skJobEnd gives a background job killed by a signal the status bash
+// reports for it, 128+n, once its Runner has stopped.
+func skJobEnd(ctx context.Context, r *Runner) {
+	p, _ := ctx.Value(skProcKey{}).(*skProc)
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	n := p.killed
+	p.mu.Unlock()
+	if n != 0 {
+		r.exit.code = uint8(128 + n)
+	}
 }
 
 // skSigClaim adds r to the process ctx runs in (the shell's own, made
@@ -97,6 +123,38 @@ func (r *Runner) skSigClaim(ctx context.Context) (context.Context, func()) {
 			skSig.mu.Unlock()
 		}
 	}
+}
+
+// skSubshellProc returns the ctx a ( ) subshell r2 of r runs in. The
+// body of a background job, ( trap ... ; cmd ) &, is the job's process
+// (bash runs it in the job's own process), so r2 joins it as the
+// innermost Runner and its traps take the signals kill sends to the
+// job. Any other subshell is a process no kill names ($$ is the
+// shell's): it gets one of its own, so a signal sent to $$ from inside
+// it waits for the shell, as in bash.
+func (r *Runner) skSubshellProc(ctx context.Context, r2 *Runner) (context.Context, func()) {
+	p, _ := ctx.Value(skProcKey{}).(*skProc)
+	if p != nil {
+		skSig.mu.Lock()
+		job := p != skSig.self
+		skSig.mu.Unlock()
+		p.mu.Lock()
+		body := job && len(p.runners) == 1 && p.runners[0] == r
+		if body {
+			p.runners = append(p.runners, r2)
+		}
+		p.mu.Unlock()
+		if body {
+			return ctx, func() {
+				p.mu.Lock()
+				if i := len(p.runners) - 1; i >= 0 && p.runners[i] == r2 {
+					p.runners = p.runners[:i]
+				}
+				p.mu.Unlock()
+			}
+		}
+	}
+	return context.WithValue(ctx, skProcKey{}, &skProc{runners: []*Runner{r2}}), func() {}
 }
 
 // skSigTake returns the signals queued in ctx's process that r is to
@@ -146,12 +204,38 @@ func (p *skProc) trap(r *Runner, n int) (string, bool) {
 	return cmd, ok
 }
 
-// send queues signal n.
+// send queues signal n, unless it is pending already. A signal that
+// kills a background job (no trap, not ignored by default) also stops
+// the job's commands. The job's trap tables are read here from the
+// sender's goroutine: the guest runs on one thread and switches
+// goroutines only where they block, never inside a map write.
 func (p *skProc) send(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if slices.Contains(p.pending, n) {
+		return
+	}
 	if len(p.pending) < skSigMaxPending {
 		p.pending = append(p.pending, n)
+	}
+	if p.cancel == nil || p.killed != 0 {
+		return
+	}
+	if skSigIgnoredByDefault(n) {
+		return
+	}
+	var trapped bool
+	if h := p.handler(n); h != nil {
+		_, trapped = p.trap(h, n)
+	} else {
+		// Not started yet: only a signal the shell ignored (trap ''
+		// SIG) is ignored in the job too.
+		cmd, ok := p.inherited[n]
+		trapped = ok && cmd == ""
+	}
+	if !trapped {
+		p.killed = n
+		p.cancel()
 	}
 }
 
