@@ -254,6 +254,29 @@ asyncio.run(main())
 	assert.Equal(t, "[0, 2, 4, 6] queued True\ntimed out\n", r.stdout)
 }
 
+// TestSourcePythonSleep: time.sleep waits as natively (CPython's
+// absolute-clock sleep is refused by the runtime; sitecustomize sleeps
+// with select instead), and checks its argument as natively.
+func TestSourcePythonSleep(t *testing.T) {
+	src := `import time
+from time import sleep
+start = time.monotonic()
+time.sleep(0.05)
+sleep(0)
+print(time.monotonic() - start >= 0.05)
+for bad in (-1, "1"):
+    try:
+        time.sleep(bad)
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, e)
+`
+	s := sourceSkill(t, "", "scripts/x.py", map[string]string{"scripts/x.py": src})
+	r := runSource(t, s, "main", interp.Python, nil)
+	require.NoError(t, r.err)
+	require.Equal(t, uint32(0), r.res.ExitCode, r.stderr)
+	assert.Equal(t, "True\nValueError sleep length must be non-negative\nTypeError 'str' object cannot be interpreted as an integer\n", r.stdout)
+}
+
 // TestSourceHostFilesDenied: /etc/passwd (and anything else of the host)
 // does not exist for the script; the workspace is there only as granted.
 func TestSourceHostFilesDenied(t *testing.T) {

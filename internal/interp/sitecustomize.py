@@ -124,6 +124,34 @@ _thread.start_new_thread = _thread.start_new = _no_threads
 if "threading" in sys.modules:  # imported at startup, with its own reference
     sys.modules["threading"]._start_new_thread = _no_threads
 
+# time.sleep: CPython 3.11 sleeps with clock_nanosleep(CLOCK_MONOTONIC,
+# TIMER_ABSTIME), an absolute clock subscription that wazero's
+# poll_oneoff refuses, so every time.sleep raised "[Errno 58] Not
+# supported". select() with a timeout is a relative subscription, which
+# works (and, like any wait in a run, ends with the run's time limit).
+# The original still checks the argument (TypeError, ValueError as
+# natively) and is kept should a later runtime support the call.
+import errno as _errno
+import time as _time
+import select as _select
+
+
+def _sleep(secs, _orig=_time.sleep, _mono=_time.monotonic, _wait=_select.select):
+    try:
+        return _orig(secs)
+    except OSError as e:
+        if e.errno != _errno.ENOTSUP:
+            raise
+    deadline = _mono() + secs
+    while True:
+        left = deadline - _mono()
+        if left <= 0:
+            return None
+        _wait([], [], [], left)
+
+
+_time.sleep = _sleep
+
 _PROC_CALLS = ("system", "popen", "fork", "forkpty", "execv", "execve", "execvp", "execvpe",
                "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe",
                "posix_spawn", "posix_spawnp", "kill", "killpg", "register_at_fork")
