@@ -136,7 +136,7 @@ echo "self $n"; cat job.out`, nil, grant)
 
 // TestShellKillJob: kill ends a background job at once, in the command
 // it waits in, with bash's status (128+n); a job that ignores the
-// signal (trap ” inherited) or traps it goes on.
+// signal (an empty trap, inherited) or traps it goes on.
 func TestShellKillJob(t *testing.T) {
 	// A job that kill did not end would hold wait past the run's limit.
 	grant := shellGrant
