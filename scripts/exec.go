@@ -103,8 +103,15 @@ func tmpName(p string) (string, error) {
 	return path.Base(p), nil
 }
 
+// errExecTimedOut is the cause of an ExecRequest's own deadline.
+var errExecTimedOut = errors.New("the caller's timeout ended the run")
+
 func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int) (*abi.ExecResult, error) {
 	prog := path.Base(req.Args[0])
+	if req.TimeoutMS < 0 {
+		return nil, abi.Errorf(abi.CodeInvalid, "exec: timeout_ms %d is negative", req.TimeoutMS)
+	}
+
 	lang, progArgs, err := execProgram(req.Dir, req.Args)
 	if err != nil {
 		return nil, err
@@ -157,6 +164,13 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 		return nil, err
 	}
 
+	// The caller's deadline (timeout) bounds the run itself, not the
+	// interpreter's build or compilation above.
+	if req.TimeoutMS > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, time.Duration(req.TimeoutMS)*time.Millisecond, errExecTimedOut)
+		defer cancel()
+	}
 	var r *sandbox.Result
 	if native {
 		r, err = x.execNative(ctx, req, target, tmp, &run)
@@ -171,6 +185,8 @@ func (x *execService) exec(ctx context.Context, req *abi.ExecRequest, depth int)
 		msg = caller.Writer(run.Stderr)
 	}
 	switch {
+	case err != nil && errors.Is(context.Cause(ctx), errExecTimedOut):
+		res.ExitCode = 128 + 15 // stopped as by timeout's SIGTERM; timeout itself says nothing
 	case errors.Is(err, sandbox.ErrMemoryLimit) && caller != nil:
 		res.ExitCode = 125
 		fmt.Fprintf(msg, "%s: %v (a script and the programs it starts share one memory limit: --memory, or the memory of the grant)\n", prog, err)

@@ -359,6 +359,11 @@ type ExecRequest struct {
 	// StderrToStdout sends the run's standard error where its standard
 	// output goes (2>&1): one stream, in the order written.
 	StderrToStdout bool `json:"stderr_to_stdout,omitempty"`
+	// TimeoutMS ends the run after so many milliseconds (0: only the
+	// caller's own limit), as a shell's timeout command ends what it
+	// runs: the run stops with status 143 (SIGTERM's) and no message;
+	// the caller's timeout command reports it.
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 }
 
 // ExecResult is the result of [FuncExec]: the run's exit code and the

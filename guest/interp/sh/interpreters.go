@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/skillrun/skillrun/guest"
 	"github.com/skillrun/skillrun/guest/interp/sh/internal/proc"
@@ -25,6 +26,13 @@ var topStdout, topStderr io.Writer
 // private /tmp.
 func (sh *shell) interpreterCommand(e *proc.Env, args []string) int {
 	req := &guest.ExecRequest{Args: args, Dir: e.Dir, Env: e.Environ}
+	if e.Ctx != nil {
+		if dl, ok := e.Ctx.Deadline(); ok && time.Until(dl) > 0 { // under timeout
+			// Rounded up: the run ends after the deadline, never before,
+			// so timeout sees its time run out when the run returns.
+			req.TimeoutMS = time.Until(dl).Milliseconds() + 1
+		}
+	}
 	tmp := os.Getenv("TMPDIR")
 	if tmp == "" {
 		tmp = "/tmp"

@@ -265,6 +265,9 @@ func (sh *shell) exitCode(err error) int {
 		fmt.Fprintf(sh.stderr, "sh: %v\n", le)
 		return exitLimit
 	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return 128 + 15 // stopped, as by SIGTERM (timeout, kill): bash says nothing
+	}
 	fmt.Fprintf(sh.stderr, "sh: %v\n", err)
 	return 1
 }

@@ -91,6 +91,9 @@ func (sh *shell) command(ctx context.Context, dir string, environ []string, stdi
 		e.Exec = func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return sh.execLine(ctx, dir, environ, stdin, stdout, stderr, args)
 		}
+		e.ExecContext = func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return sh.execLine(ctx, dir, environ, stdin, stdout, stderr, args)
+		}
 		return cmd(e, args)
 	}
 	if strings.Contains(name, "/") {

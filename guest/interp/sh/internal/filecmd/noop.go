@@ -131,24 +131,3 @@ func ps(e *proc.Env, args []string) int {
 	fmt.Fprintln(e.Stdout, "    PID TTY          TIME CMD")
 	return 0
 }
-
-// timeout runs the command with no limit of its own: proc.Env.Exec
-// cannot be interrupted, so only the sandbox's own limits apply. The
-// duration is still checked so that usage errors match GNU's.
-func timeout(e *proc.Env, args []string) int {
-	_, ops, st, ok := parseArgs(e, "timeout", 125, proc.Getopt{Spec: "f,foreground k,kill-after: p,preserve-status s,signal: v,verbose", Posix: true}, args[1:])
-	if !ok {
-		return st
-	}
-	if len(ops) < 2 {
-		e.TryHelp("timeout")
-		return 125
-	}
-	if _, ok := parseDuration(ops[0]); !ok {
-		return e.Usage("timeout", 125, "invalid time interval %s", q(ops[0]))
-	}
-	if e.Exec == nil {
-		return 127
-	}
-	return e.Exec(ops[1:], e.Stdin, e.Stdout, e.Stderr)
-}

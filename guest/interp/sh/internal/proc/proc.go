@@ -40,6 +40,9 @@ type Env struct {
 	// of the shell) with the given streams and returns its exit status;
 	// 127 when there is no such command.
 	Exec func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// ExecContext is Exec under ctx (timeout's deadline): the command
+	// line stops when ctx ends, interpreters it starts included.
+	ExecContext func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
 // Path resolves p against the working directory.
