@@ -14,7 +14,7 @@ var gojqOrderFile []byte
 
 // gojqOrderHooks are where gojq builds, prints or iterates an object:
 // each records or reads the object's key order through
-// gojqOrderFile's functions. Like shellHooks, each from must occur
+// gojqOrderFile's functions; one more prints numbers as jq 1.6 does. Like shellHooks, each from must occur
 // exactly once (n times), so a gojq release that moves the code fails
 // the build naming the hook.
 var gojqOrderHooks = []shellHook{
@@ -47,6 +47,9 @@ var gojqOrderHooks = []shellHook{
 	// match and capture build their objects in jq's order.
 	{"func.go", "\treturn res\n}\n\nfunc compileRegexp", "\tskMatchOrder(res)\n\treturn res\n}\n\nfunc compileRegexp", 0},
 	{"func.go", "\treturn w\n}\n\nfunc funcError", "\tskCapturesOrder(w, captures)\n\treturn w\n}\n\nfunc funcError", 0},
+	// Numbers print as jq 1.6 prints them.
+	{"encoder.go", "\tcase int:\n\t\te.w.Write(strconv.AppendInt(e.buf[:0], int64(v), 10))\n\tcase float64:\n\t\te.encodeFloat64(v)\n\tcase *big.Int:\n\t\te.w.Write(v.Append(e.buf[:0], 10))\n\tcase json.Number:\n\t\te.w.WriteString(v.String())\n",
+		"\tcase int:\n\t\te.skNumber(float64(v))\n\tcase float64:\n\t\te.skNumber(v)\n\tcase *big.Int:\n\t\te.skNumber(skBigFloat(v))\n\tcase json.Number:\n\t\te.skNumber(skNumberFloat(v))\n", 0},
 	// Reading: printing, .[] (and so paths, tostream), values (add,
 	// join, flatten), to_entries through keys_unsorted. keys stays sorted.
 	{"encoder.go", "\tslices.SortFunc(kvs, func(x, y keyVal) int {\n\t\treturn strings.Compare(x.key, y.key)\n\t})\n",

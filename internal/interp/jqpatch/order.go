@@ -25,9 +25,12 @@ package gojq
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"math/big"
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -391,4 +394,70 @@ func skString(d []byte) (string, []byte) {
 		}
 	}
 	return "", nil
+}
+
+// Numbers print as jq 1.6 prints them: jq holds every number as a
+// double and prints the shortest digits that read back to it, in
+// exponent form (1e+17, 1e-05) when the decimal point would fall more
+// than 15 places past the digits or 4 before them. gojq keeps input
+// numbers as their text (1.0, 2.50) and large integers exact, so a
+// script's output differed from the jq its author ran.
+
+func (e *encoder) skNumber(f float64) {
+	e.w.WriteString(skFormatNumber(f))
+}
+
+// skFormatNumber formats f as jq 1.6 does (NaN as null; infinities as
+// the largest double).
+func skFormatNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "null"
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0"
+		}
+		return "0"
+	}
+	f = min(max(f, -math.MaxFloat64), math.MaxFloat64)
+	s := strconv.FormatFloat(f, 'e', -1, 64) // [-]d[.ddd]e±dd
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	mant, exp, _ := strings.Cut(s, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	x, _ := strconv.Atoi(exp)
+	nd, decpt := len(digits), x+1
+	switch {
+	case decpt <= -4 || decpt > nd+15:
+		es := strconv.Itoa(max(x, -x))
+		if len(es) < 2 {
+			es = "0" + es
+		}
+		esign := "+"
+		if x < 0 {
+			esign = "-"
+		}
+		return sign + mant + "e" + esign + es
+	case decpt <= 0:
+		return sign + "0." + strings.Repeat("0", -decpt) + digits
+	case decpt >= nd:
+		return sign + digits + strings.Repeat("0", decpt-nd)
+	default:
+		return sign + digits[:decpt] + "." + digits[decpt:]
+	}
+}
+
+func skBigFloat(v *big.Int) float64 {
+	f, _ := new(big.Float).SetInt(v).Float64()
+	return f
+}
+
+func skNumberFloat(v json.Number) float64 {
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return math.NaN()
+	}
+	return f
 }
