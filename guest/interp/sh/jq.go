@@ -360,7 +360,7 @@ func runJQ(e *proc.Env, o *jqOptions, q *gojq.Query, inputs *sliceIter) (int, er
 		gojq.WithEnvironLoader(func() []string { return e.Environ }),
 		gojq.WithInputIter(inputs))
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
+		fmt.Fprintf(e.Stderr, "jq: error: %s\njq: 1 compile error\n", jqCompileError(err, o.filter))
 		return 3, nil
 	}
 	w := bufio.NewWriter(e.Stdout)
@@ -464,6 +464,18 @@ func sortedKeys(v any) any {
 		return w
 	}
 	return v
+}
+
+// jqCompileError words gojq's "not defined" errors as jq 1.6 does:
+// "$x is not defined at <top-level>, line 1:" and the filter.
+func jqCompileError(err error, filter string) string {
+	msg := err.Error()
+	for _, p := range []string{"variable not defined: ", "function not defined: "} {
+		if name, ok := strings.CutPrefix(msg, p); ok {
+			return fmt.Sprintf("%s is not defined at <top-level>, line 1:\n%s", name, filter)
+		}
+	}
+	return msg
 }
 
 // asciiJSON escapes every non-ASCII rune as \uXXXX (jq -a).
