@@ -53,8 +53,15 @@ var skSig struct {
 
 // skBackground returns ctx for a background job's Runner: a new process,
 // found by kill through done until the job ends.
+//
+// The job's context ends when kill ends the job or when the one it was
+// started in ends while it runs, never because that one finished: a job
+// outlives the job or function that started it, as a process does (a
+// fork bomb's jobs each end at once, having started the next ones).
 func (r *Runner) skBackground(ctx context.Context, done chan struct{}) context.Context {
-	ctx, cancel := context.WithCancel(ctx)
+	parent := ctx
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(parent, cancel)
 	p := &skProc{cancel: cancel, inherited: maps.Clone(r.skOpt.traps)}
 	skSig.mu.Lock()
 	if skSig.jobs == nil {
@@ -67,7 +74,7 @@ func (r *Runner) skBackground(ctx context.Context, done chan struct{}) context.C
 		skSig.mu.Lock()
 		delete(skSig.jobs, done)
 		skSig.mu.Unlock()
-		cancel()
+		stop()
 	}()
 	return context.WithValue(ctx, skProcKey{}, p)
 }
