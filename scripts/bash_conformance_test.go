@@ -11,14 +11,14 @@ import (
 // TestBashConformance runs every script of testdata/bashconf/scripts
 // (what published scripts use beyond the Oils cases: descriptors above
 // 2, process substitution, aliases, redirection failures, jq's argument
-// options, column, join, split) with /bin/bash and with skillrun's
-// sandboxed shell, on the same arguments and stdin, each in a fresh
-// working directory, and requires the same stdout and exit code, byte
-// for byte. Standard error is not compared: bash's messages name the
-// script's host path; the scripts print the messages they check without
-// it.
+// options, key order and numbers, column, join, split, timeout,
+// envsubst) with /bin/bash and with skillrun's sandboxed shell, on the
+// same arguments and stdin, each in a fresh working directory, and
+// requires the same stdout and exit code, byte for byte. Standard error
+// is not compared: bash's messages name the script's host path; the
+// scripts print the messages they check without it.
 func TestBashConformance(t *testing.T) {
-	for _, tool := range []string{nativeBash, "/usr/bin/jq", "/usr/bin/column", "/usr/bin/join", "/usr/bin/split"} {
+	for _, tool := range []string{nativeBash, "/usr/bin/jq", "/usr/bin/column", "/usr/bin/join", "/usr/bin/split", "/usr/bin/envsubst", "/usr/bin/timeout", "/usr/bin/python3"} {
 		if _, err := os.Stat(tool); err != nil {
 			if os.Getenv("REQUIRE_TOOLCHAINS") != "" {
 				t.Fatalf("%s is required for the baseline (REQUIRE_TOOLCHAINS=1): %v", tool, err)

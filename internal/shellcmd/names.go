@@ -12,7 +12,7 @@ import "slices"
 var names = []string{
 	"awk", "base64", "basename", "cat", "chgrp", "chmod", "chown", "cksum",
 	"cmp", "column", "comm", "cp", "cut", "date", "df", "diff", "dirname",
-	"du", "egrep", "env", "expand", "expr", "fgrep", "find", "fold", "grep",
+	"du", "egrep", "env", "envsubst", "expand", "expr", "fgrep", "find", "fold", "grep",
 	"gunzip", "gzip", "head", "hexdump", "hostname", "id", "join", "jq",
 	"kill", "ln", "ls", "md5sum", "mkdir", "mkfifo", "mktemp", "mv", "nl",
 	"nproc", "od", "paste", "printenv", "ps", "readlink", "realpath", "rev",

@@ -1,11 +1,12 @@
 // Package textcmd holds the text-processing commands of skillrun's
 // sandboxed shell: grep, sed, tr, head, tail, wc, sort, uniq, cut, paste,
-// comm, join, nl, rev, tac, fold, expand, od, hexdump and column. They
-// are written in Go, with the standard library only, so the whole shell
-// stays one WebAssembly module; their output, error messages and exit
-// statuses follow GNU grep 3.8, sed 4.9 and coreutils 9.1 (hexdump and
-// column: util-linux 2.38) in the C.UTF-8 locale, because published
-// skills' scripts are written against those tools.
+// comm, join, nl, rev, tac, fold, expand, od, hexdump, column and
+// envsubst. They are written in Go, with the standard library only, so
+// the whole shell stays one WebAssembly module; their output, error
+// messages and exit statuses follow GNU grep 3.8, sed 4.9, coreutils 9.1
+// and gettext 0.21 (hexdump and column: util-linux 2.38) in the C.UTF-8
+// locale, because published skills' scripts are written against those
+// tools.
 package textcmd
 
 import (
@@ -39,6 +40,8 @@ var Commands = map[string]proc.Command{
 	"expand": expand,
 	"column": column,
 	"join":   join,
+
+	"envsubst": envsubst,
 
 	"od":      od,
 	"hexdump": hexdump,
