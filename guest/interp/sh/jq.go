@@ -311,7 +311,7 @@ func decodeAll(r io.Reader) ([]any, error) {
 	var vals []any
 	for {
 		v, err := decodeValue(dec)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return vals, nil
 		}
 		if err != nil {
