@@ -64,9 +64,12 @@ func skSetOrder(m map[string]any, keys []string) {
 	}
 	p := skAddr(m)
 	skOrderMu.Lock()
-	if len(keys) < 2 {
-		// One key needs no order; an entry left by a collected object
-		// at this address must not apply to this one.
+	if len(keys) < 2 || slices.IsSorted(keys) {
+		// Sorted order is what an object without an entry gets: no
+		// entry (and no cleanup) is needed, which keeps the registry
+		// small for single keys and already sorted records. An entry
+		// left by a collected object at this address must not apply to
+		// this one.
 		delete(skOrders, uintptr(p))
 		skOrderMu.Unlock()
 		return
