@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -49,12 +50,12 @@ func jq(e *proc.Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
 		return 3
 	}
-	inputs, parseErr, err := jqInputs(e, o)
+	inputs, names, parseErr, err := jqInputs(e, o)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "jq: error: %v\n", err)
 		return 2
 	}
-	iter := &sliceIter{values: inputs}
+	iter := &sliceIter{values: inputs, names: names}
 	code, err = runJQ(e, o, q, iter)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "jq: error (at %s): %v\n", jqWhere(o), err)
@@ -147,7 +148,7 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 				if a == "--rawfile" {
 					v = string(b)
 				} else {
-					all, err := decodeAll(bytes.NewReader(b))
+					all, _, err := decodeAll(bytes.NewReader(b))
 					if err != nil {
 						return usage("Bad JSON in --slurpfile %s %s: %v", name, val, err)
 					}
@@ -244,80 +245,121 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 // the files or stdin, slurped into one array with -s. A text that does
 // not parse ends the values, and is parseErr (with -s, no value is
 // left).
-func jqInputs(e *proc.Env, o *jqOptions) (vals []any, parseErr, err error) {
+//
+// names gives, for each value, the file it was read from (jq's
+// input_filename: "<stdin>" for standard input, "" for -n's null): the
+// files are read as one stream, as jq reads them, and a value belongs to
+// the file its text ends in.
+func jqInputs(e *proc.Env, o *jqOptions) (vals []any, names []string, parseErr, err error) {
 	var r io.Reader = e.Stdin
+	src := jqSources{names: []string{"<stdin>"}, ends: []int64{math.MaxInt64}}
 	if len(o.files) > 0 {
 		var rs []io.Reader
+		src = jqSources{}
+		var end int64
 		for _, f := range o.files {
 			b, err := os.ReadFile(e.Path(f))
 			if err != nil {
-				return nil, nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err)) //nolint:staticcheck // jq's own message, capitalised as jq prints it
+				return nil, nil, nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err)) //nolint:staticcheck // jq's own message, capitalised as jq prints it
 			}
 			rs = append(rs, bytes.NewReader(b))
+			end += int64(len(b))
+			src.names, src.ends = append(src.names, f), append(src.ends, end)
 		}
 		r = io.MultiReader(rs...)
+	}
+	vals, offs, err := readInputs(r, o)
+	names = make([]string, len(vals))
+	for i, off := range offs {
+		names[i] = src.at(off)
 	}
 	if o.nullInput && !o.slurp {
 		// input and inputs still read the rest; input that does not parse
 		// is an error only for a filter that reads it (jq reads lazily).
-		vals, err := readInputs(r, o)
 		if err != nil {
-			vals = append(vals, err)
+			vals, names = append(vals, err), append(names, src.at(math.MaxInt64))
 		}
-		return append([]any{nil}, vals...), nil, nil
+		return append([]any{nil}, vals...), append([]string{""}, names...), nil, nil
 	}
-	vals, err = readInputs(r, o)
 	if err != nil {
 		if o.slurp {
-			return nil, err, nil
+			return nil, nil, err, nil
 		}
-		return vals, err, nil
+		return vals, names, err, nil
 	}
 	if o.slurp {
+		last := src.at(math.MaxInt64) // jq has read every file
 		if o.rawInput {
 			var sb strings.Builder
 			for _, v := range vals {
 				sb.WriteString(v.(string) + "\n")
 			}
-			return []any{sb.String()}, nil, nil
+			return []any{sb.String()}, []string{last}, nil, nil
 		}
-		return []any{vals}, nil, nil
+		return []any{vals}, []string{last}, nil, nil
 	}
-	return vals, nil, nil
+	return vals, names, nil, nil
 }
 
-func readInputs(r io.Reader, o *jqOptions) ([]any, error) {
+// jqSources are the files of jq's input stream, by the offset where each
+// ends.
+type jqSources struct {
+	names []string
+	ends  []int64
+}
+
+// at names the source the text ending at offset off came from.
+func (s jqSources) at(off int64) string {
+	for i, end := range s.ends {
+		if off <= end {
+			return s.names[i]
+		}
+	}
+	if len(s.names) == 0 {
+		return ""
+	}
+	return s.names[len(s.names)-1]
+}
+
+// readInputs reads the values of r and the offset where each ends.
+func readInputs(r io.Reader, o *jqOptions) ([]any, []int64, error) {
 	if !o.rawInput {
 		b, err := io.ReadAll(r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		vals, err := decodeAll(bytes.NewReader(b))
-		return vals, jqParseError(b, err)
+		vals, offs, err := decodeAll(bytes.NewReader(b))
+		return vals, offs, jqParseError(b, err)
 	}
 	var vals []any
+	var offs []int64
+	var off int64
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
-		vals = append(vals, sc.Text())
+		off += int64(len(sc.Bytes()))
+		vals, offs = append(vals, sc.Text()), append(offs, off)
+		off++ // the newline
 	}
-	return vals, sc.Err()
+	return vals, offs, sc.Err()
 }
 
-// decodeAll decodes a stream of JSON texts, numbers kept exact.
-func decodeAll(r io.Reader) ([]any, error) {
+// decodeAll decodes a stream of JSON texts, numbers kept exact, and
+// the offset where each ends.
+func decodeAll(r io.Reader) ([]any, []int64, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	var vals []any
+	var offs []int64
 	for {
 		v, err := decodeValue(dec)
 		if errors.Is(err, io.EOF) {
-			return vals, nil
+			return vals, offs, nil
 		}
 		if err != nil {
-			return vals, err
+			return vals, offs, err
 		}
-		vals = append(vals, v)
+		vals, offs = append(vals, v), append(offs, dec.InputOffset())
 	}
 }
 
@@ -358,7 +400,8 @@ func runJQ(e *proc.Env, o *jqOptions, q *gojq.Query, inputs *sliceIter) (int, er
 	code, err := gojq.Compile(q,
 		gojq.WithVariables(o.names),
 		gojq.WithEnvironLoader(func() []string { return e.Environ }),
-		gojq.WithInputIter(inputs))
+		gojq.WithInputIter(inputs),
+		gojq.WithFunction("input_filename", 0, 0, inputs.inputFilename))
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "jq: error: %s\njq: 1 compile error\n", jqCompileError(err, o.filter))
 		return 3, nil
@@ -504,10 +547,13 @@ func jqWhere(o *jqOptions) string {
 }
 
 // sliceIter iterates over the input values; `input` and `inputs` in a
-// filter take from the same sequence.
+// filter take from the same sequence. names are the values' files, and
+// current the file of the last value taken (input_filename).
 type sliceIter struct {
-	values []any
-	i      int
+	values  []any
+	names   []string
+	i       int
+	current string
 }
 
 func (s *sliceIter) Next() (any, bool) {
@@ -515,6 +561,18 @@ func (s *sliceIter) Next() (any, bool) {
 		return nil, false
 	}
 	v := s.values[s.i]
+	if s.i < len(s.names) {
+		s.current = s.names[s.i]
+	}
 	s.i++
 	return v, true
+}
+
+// inputFilename is jq's input_filename: the file of the input being
+// read, null before any (-n).
+func (s *sliceIter) inputFilename(any, []any) any {
+	if s.current == "" {
+		return nil
+	}
+	return s.current
 }

@@ -22,3 +22,13 @@ echo "missing --rawfile: $?"
 printf '1 2' > two.json
 jq -n -c '.' < two.json
 jq -n -c '[inputs]' < two.json
+# input_filename names the file the current input came from.
+printf '{"a":1}\n' > x1.json; printf '{"a":2}\n{"a":3}\n' > x2.json
+jq -c '[input_filename, .a]' x1.json x2.json
+echo '{"a":1}' | jq -c '[input_filename, .a]'
+jq -n -c '[inputs | input_filename]' x1.json x2.json
+jq -n -c 'input_filename' x1.json
+jq -n -c 'input | input_filename' x1.json x2.json
+jq -c -s 'input_filename' x1.json x2.json
+jq -R 'input_filename' x1.json x2.json
+jq -r 'input_filename' < x1.json
