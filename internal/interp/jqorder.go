@@ -12,6 +12,12 @@ import (
 //go:embed jqpatch/order.go
 var gojqOrderFile []byte
 
+// gojqOrderTests are order.go's tests, run in the patched copy by
+// TestGojqOrderPatch (never part of the shell's build).
+//
+//go:embed jqpatch/order_test.go
+var gojqOrderTests []byte
+
 // gojqOrderHooks are where gojq builds, prints or iterates an object:
 // each records or reads the object's key order through
 // gojqOrderFile's functions; one more prints numbers as jq 1.6 does. Like shellHooks, each from must occur
