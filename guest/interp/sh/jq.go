@@ -251,24 +251,22 @@ func parseJQArgs(e *proc.Env, args []string) (*jqOptions, int) {
 // files are read as one stream, as jq reads them, and a value belongs to
 // the file its text ends in.
 func jqInputs(e *proc.Env, o *jqOptions) (vals []any, names []string, parseErr, err error) {
-	var r io.Reader = e.Stdin
+	var data []byte
 	src := jqSources{names: []string{"<stdin>"}, ends: []int64{math.MaxInt64}}
 	if len(o.files) > 0 {
-		var rs []io.Reader
 		src = jqSources{}
-		var end int64
 		for _, f := range o.files {
 			b, err := os.ReadFile(e.Path(f))
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("Could not open %s: %s", f, proc.ErrorText(err)) //nolint:staticcheck // jq's own message, capitalised as jq prints it
 			}
-			rs = append(rs, bytes.NewReader(b))
-			end += int64(len(b))
-			src.names, src.ends = append(src.names, f), append(src.ends, end)
+			data = append(data, b...)
+			src.names, src.ends = append(src.names, f), append(src.ends, int64(len(data)))
 		}
-		r = io.MultiReader(rs...)
+	} else if data, err = io.ReadAll(e.Stdin); err != nil {
+		return nil, nil, nil, err
 	}
-	vals, offs, err := readInputs(r, o)
+	vals, offs, err := readInputs(data, o)
 	names = make([]string, len(vals))
 	for i, off := range offs {
 		names[i] = src.at(off)
@@ -321,27 +319,22 @@ func (s jqSources) at(off int64) string {
 	return s.names[len(s.names)-1]
 }
 
-// readInputs reads the values of r and the offset where each ends.
-func readInputs(r io.Reader, o *jqOptions) ([]any, []int64, error) {
+// readInputs reads the values of data (JSON texts, or lines with -R)
+// and the offset where each ends.
+func readInputs(data []byte, o *jqOptions) ([]any, []int64, error) {
 	if !o.rawInput {
-		b, err := io.ReadAll(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		vals, offs, err := decodeAll(bytes.NewReader(b))
-		return vals, offs, jqParseError(b, err)
+		vals, offs, err := decodeAll(bytes.NewReader(data))
+		return vals, offs, jqParseError(data, err)
 	}
 	var vals []any
 	var offs []int64
-	var off int64
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
-		off += int64(len(sc.Bytes()))
-		vals, offs = append(vals, sc.Text()), append(offs, off)
+	for off := 0; off < len(data); {
+		line, _, _ := bytes.Cut(data[off:], []byte("\n"))
+		off += len(line)
+		vals, offs = append(vals, string(line)), append(offs, int64(off))
 		off++ // the newline
 	}
-	return vals, offs, sc.Err()
+	return vals, offs, nil
 }
 
 // decodeAll decodes a stream of JSON texts, numbers kept exact, and

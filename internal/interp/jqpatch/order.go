@@ -120,7 +120,7 @@ func skKeys(m map[string]any) []string {
 					ks = append(ks, k)
 				}
 			}
-			if len(ks) > len(m) {
+			if len(ks) != len(m) {
 				ks = skLastUnique(ks)
 			}
 			if len(ks) == len(m) {

@@ -32,3 +32,4 @@ jq -n -c 'input | input_filename' x1.json x2.json
 jq -c -s 'input_filename' x1.json x2.json
 jq -R 'input_filename' x1.json x2.json
 jq -r 'input_filename' < x1.json
+printf 'a\r\nb' | jq -R -c .
